@@ -1,0 +1,33 @@
+# Two commands do all set-up on a fresh machine:
+#   make demo   the main job (a simulated game through the real pipeline)
+#   make test   ruff + the whole test suite (creates .venv, installs what the tests need)
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint bench browser clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/tightrope-companion demo
+
+browser:
+	@sh scripts/ensure-chromium.sh
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test: $(STAMP) browser lint
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

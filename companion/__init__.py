@@ -1,0 +1,1 @@
+"""The Tightrope table companion: the rules tracker and the referee that wires everything."""

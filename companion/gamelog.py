@@ -1,0 +1,140 @@
+"""Fold a record (game events and corrections) into the game it describes.
+
+A correction never patches a score: it edits the list of game events still in effect and the
+game is replayed from it. A correction the rules cannot accept is refused and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .record import (
+    Note,
+    PlayCorrected,
+    RecordError,
+    RecordEvent,
+    ScoringCorrected,
+    Undo,
+)
+from .rules import (
+    CardPlayed,
+    Game,
+    GameEvent,
+    GameStarted,
+    NothingToUndo,
+    NotStarted,
+    RuleError,
+    ScoringRevealed,
+    Trick,
+)
+
+
+class CorrectionError(RuleError):
+    """A correction that points at nothing, or whose result breaks the rules."""
+
+    rule = "correction"
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where an effective game event sits: a play (round, trick, seat) or a reveal (round,
+    index)."""
+
+    round: int
+    trick: int | None = None
+    seat: int | None = None
+    index: int | None = None
+
+
+class GameLog:
+    """The effective game events of a record and the game they make."""
+
+    def __init__(self, start: GameStarted) -> None:
+        self.game = Game(start)
+        self._positions: list[Position | None] = [None]
+
+    @property
+    def effective(self) -> list[GameEvent]:
+        return list(self.game.log)
+
+    def apply(self, event: RecordEvent) -> Trick | None:
+        """Apply a game event or a correction; return the trick a game event completed."""
+        match event:
+            case GameStarted():
+                raise NotStarted("the game has already started")
+            case ScoringRevealed() | CardPlayed():
+                position = self._position_of(event)
+                trick = self.game.apply(event)
+                self._positions.append(position)
+                return trick
+            case Undo():
+                if len(self.game.log) < 2:
+                    raise NothingToUndo("there is no event to undo")
+                self.game.undo()
+                self._positions.pop()
+            case PlayCorrected():
+                at = self._find(Position(event.round, trick=event.trick, seat=event.seat))
+                self._replace(at, CardPlayed(event.seat, event.card))
+            case ScoringCorrected():
+                at = self._find(Position(event.round, index=event.index))
+                self._replace(at, ScoringRevealed(event.card))
+            case Note():
+                pass
+            case _:
+                raise TypeError(f"not a record event: {event!r}")
+        return None
+
+    def _position_of(self, event: GameEvent) -> Position:
+        game = self.game
+        if isinstance(event, CardPlayed):
+            return Position(game.round_index, trick=game.trick_index, seat=event.seat)
+        return Position(game.round_index, index=len(game.revealed))
+
+    def _find(self, wanted: Position) -> int:
+        for i, position in enumerate(self._positions):
+            if position == wanted:
+                return i
+        if wanted.seat is not None:
+            raise CorrectionError(
+                f"no play by seat {wanted.seat} in trick {wanted.trick} of round {wanted.round}"
+            )
+        raise CorrectionError(f"no scoring card number {wanted.index} in round {wanted.round}")
+
+    def _replace(self, at: int, event: GameEvent) -> None:
+        events = self.effective
+        events[at] = event
+        try:
+            rebuilt = GameLog.from_events(events)
+        except RuleError as err:
+            raise CorrectionError(f"refused: the corrected game would break {err}") from None
+        self.game, self._positions = rebuilt.game, rebuilt._positions
+
+    @classmethod
+    def from_events(cls, events: Iterable[RecordEvent]) -> GameLog:
+        it = iter(events)
+        first = next(it, None)
+        if not isinstance(first, GameStarted):
+            raise NotStarted("a record begins with game_started")
+        log = cls(first)
+        for event in it:
+            log.apply(event)
+        return log
+
+
+def fold_record(numbered: Iterable[tuple[int, RecordEvent]]) -> GameLog:
+    """Fold (line number, event) pairs; an event the rules refuse is a RecordError on its line."""
+    log: GameLog | None = None
+    for number, event in numbered:
+        try:
+            if log is None:
+                if not isinstance(event, GameStarted):
+                    raise NotStarted("a record begins with game_started")
+                log = GameLog(event)
+            else:
+                log.apply(event)
+        except RuleError as err:
+            raise RecordError(str(err), number) from None
+    if log is None:
+        raise RecordError("the record holds no game_started event")
+    return log

@@ -1,0 +1,88 @@
+"""JSON views of a game: the `replay --json` result (DESIGN.md) and the state snapshot
+(docs/state-snapshot.md) that the LEDs and the web page show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .rules import Game, Round, Trick
+
+
+def trick_json(trick: Trick) -> dict[str, Any]:
+    return {
+        "leader": trick.leader,
+        "high": trick.high,
+        "low": trick.low,
+        "blue": trick.blue,
+        "red": trick.red,
+        "balances": list(trick.balances),
+    }
+
+
+def trick_detail_json(trick: Trick) -> dict[str, Any]:
+    """A trick with everything the table saw: its plays and scoring cards."""
+    return {
+        "round": trick.round,
+        "trick": trick.index,
+        **trick_json(trick),
+        "plays": [{"seat": p.seat, "card": p.card} for p in trick.plays],
+        "scoring": [str(c) for c in trick.scoring],
+        "value": trick.value,
+        "covered": trick.covered.value if trick.covered else None,
+    }
+
+
+def round_json(rnd: Round) -> dict[str, Any]:
+    return {
+        "dealer": rnd.dealer,
+        "scores": list(rnd.scores),
+        "struck": [list(pair) for pair in rnd.struck],
+        "tricks": [trick_json(t) for t in rnd.tricks],
+    }
+
+
+def replay_json(game: Game) -> dict[str, Any]:
+    """Exactly DESIGN.md's `replay --json` object. A round still in play is listed too, with
+    `"complete": false` and its scores so far, so a partial record can be inspected."""
+    rounds = [round_json(r) for r in game.rounds]
+    if not game.game_over and game.tricks_this_round:
+        rounds.append({
+            "dealer": game.dealer,
+            "scores": [abs(b) for b in game.balances],
+            "struck": [],
+            "tricks": [trick_json(t) for t in game.tricks_this_round],
+            "complete": False,
+        })
+    return {"rounds": rounds, "totals": game.totals(), "winners": game.winners()}
+
+
+def snapshot(game: Game) -> dict[str, Any]:
+    """Everything the table shows now (docs/state-snapshot.md)."""
+    over = game.game_over
+    setup = game.setup
+    return {
+        "players": list(setup.players),
+        "variant": {"tactical": setup.variant.tactical,
+                    "simultaneous": setup.variant.simultaneous},
+        "rounds_total": setup.n,
+        "round": game.round_index,
+        "dealer": None if over else game.dealer,
+        "trick": None if over else game.trick_index,
+        "leader": game.leader,
+        "to_play": list(game.to_play()),
+        "trick_plays": [] if over else [{"seat": p.seat, "card": p.card} for p in game.trick_plays],
+        "trick_scoring": [] if over else [str(c) for c in game.trick_scoring],
+        "trick_value": None if over else game.trick_value,
+        "covered": None if over or not game.trick_covered else game.trick_covered.value,
+        "revealed": [] if over else [str(c) for c in game.revealed],
+        "remaining_scoring": [] if over else [str(c) for c in game.remaining_scoring()],
+        "playable": sorted(game.playable_cards()),
+        "balances": list(game.balances),
+        "last_trick": trick_detail_json(game.last_trick) if game.last_trick else None,
+        "rounds": [round_json(r) for r in game.rounds],
+        "totals": game.totals(),
+        "winners": game.winners(),
+        "game_over": over,
+        "supply_short": [c.value for c in game.supply_short()],
+        "events": len(game.log) - 1,
+    }
