@@ -1,0 +1,78 @@
+"""Messages for the referee's queue. Every thread that wants something changed (camera,
+buttons, web requests) sends one of these; only the referee's loop acts on them."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from .record import Correction, Note
+from .rules import GameEvent, GameStarted
+
+
+class CommandError(ValueError):
+    """A command the referee refused; the message is one line for a person."""
+
+
+@dataclass(frozen=True)
+class NewGame:
+    setup: GameStarted
+
+
+@dataclass(frozen=True)
+class ManualEvent:
+    """A scoring card or a play entered by a person (the camera is lost or unsure)."""
+
+    event: GameEvent
+
+
+@dataclass(frozen=True)
+class Correct:
+    """Undo, replace a play or replace a scoring card (record.Correction)."""
+
+    correction: Correction
+
+
+@dataclass(frozen=True)
+class AddNote:
+    note: Note
+
+
+@dataclass(frozen=True)
+class Resolve:
+    """A person's answer to the conflict shown: one of its choices' ids."""
+
+    conflict_id: int
+    choice: str
+
+
+@dataclass(frozen=True)
+class ButtonPress:
+    button: str  # "ok" or "undo"
+
+
+@dataclass(frozen=True)
+class Finish:
+    """End the game early (abandon it); it stays in the history."""
+
+
+@dataclass
+class Call:
+    """A command with a reply slot, for callers that wait for the outcome (web requests)."""
+
+    command: Any
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: str | None = None
+
+    def reply(self, result: Any = None, error: str | None = None) -> None:
+        self.result, self.error = result, error
+        self.done.set()
+
+    def wait(self, timeout: float) -> Any:
+        if not self.done.wait(timeout):
+            raise CommandError("the referee did not answer in time")
+        if self.error is not None:
+            raise CommandError(self.error)
+        return self.result

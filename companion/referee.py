@@ -1,0 +1,241 @@
+"""The referee: the one owner of the game state.
+
+Everything that wants a change (camera observations, buttons, web requests) puts a message on
+the referee's queue; one loop takes them one at a time, asks the rules (GameLog) whether the
+change is legal, appends what is accepted to the store, and publishes the new view to the hub
+(which the web page and the LEDs follow).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .commands import (
+    AddNote,
+    ButtonPress,
+    Call,
+    CommandError,
+    Correct,
+    Finish,
+    ManualEvent,
+    NewGame,
+    Resolve,
+)
+from .gamelog import GameLog
+from .hub import Hub
+from .record import RecordEvent, Undo, dumps, header_line
+from .rules import GameEvent, RuleError, Trick
+from .store import Store, now_iso
+from .views import snapshot
+
+
+@dataclass
+class Conflict:
+    """Something a person must decide; nothing is scored until then."""
+
+    id: int
+    message: str
+    choices: list[tuple[str, str]]  # (choice id, label); the first is what OK means
+    actions: dict[str, Callable[[], None]] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "message": self.message,
+                "choices": [{"id": c, "label": label} for c, label in self.choices]}
+
+
+class Referee:
+    def __init__(
+        self,
+        store: Store,
+        hub: Hub | None = None,
+        *,
+        record_path: str | Path | None = None,
+        on_view: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.hub = hub or Hub()
+        self.record_path = Path(record_path) if record_path else None
+        self.on_view = on_view
+        self.queue: queue.Queue[Any] = queue.Queue()
+        self.game_id: int | None = None
+        self.log: GameLog | None = None
+        self.conflict: Conflict | None = None
+        self.camera_ok: bool | None = None  # None: no camera in use
+        self.message = ""
+        self._conflict_ids = 0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.resume()
+
+    # -- entry points for other threads ---------------------------------------------------------
+
+    def put(self, message: Any) -> None:
+        self.queue.put(message)
+
+    def call(self, command: Any, timeout: float = 5.0) -> Any:
+        """Send a command and wait for its outcome; raises CommandError if refused."""
+        pending = Call(command)
+        self.queue.put(pending)
+        if self._thread is None:  # no loop running (tests, tools): serve the queue here
+            self.drain()
+        return pending.wait(timeout)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="referee", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.queue.put(None)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            self.step(timeout=1.0)
+
+    def drain(self) -> None:
+        while self.step(timeout=0):
+            pass
+
+    def step(self, timeout: float | None = 1.0) -> bool:
+        """Handle one message; False when the queue stayed empty."""
+        try:
+            message = self.queue.get(timeout=timeout) if timeout else self.queue.get_nowait()
+        except queue.Empty:
+            return False
+        if message is None:
+            return True
+        if isinstance(message, Call):
+            try:
+                message.reply(self.handle(message.command))
+            except (CommandError, RuleError, ValueError) as err:
+                message.reply(error=str(err))
+        else:
+            try:
+                self.handle(message)
+            except (CommandError, RuleError, ValueError) as err:
+                self.message = str(err)
+        self.publish()
+        return True
+
+    def handle(self, command: Any) -> Any:
+        match command:
+            case NewGame(setup=setup):
+                return self._new_game(setup)
+            case ManualEvent(event=event):
+                return self._apply(event)
+            case Correct(correction=correction):
+                return self._apply(correction)
+            case AddNote(note=note):
+                return self._apply(note)
+            case Resolve(conflict_id=cid, choice=choice):
+                return self._resolve(cid, choice)
+            case ButtonPress(button="ok"):
+                if self.conflict is not None:
+                    return self._resolve(self.conflict.id, self.conflict.choices[0][0])
+                return None
+            case ButtonPress(button="undo"):
+                return self._apply(Undo(at=now_iso(), why="undo button"))
+            case Finish():
+                return self._finish()
+        raise CommandError(f"unknown command {type(command).__name__}")
+
+    # -- game changes -----------------------------------------------------------------------------
+
+    def resume(self) -> None:
+        """Pick up the unfinished game from the store exactly where it stopped."""
+        game_id = self.store.unfinished_game()
+        if game_id is not None:
+            self.game_id, self.log = game_id, self.store.load(game_id)
+        self.publish()
+
+    def _new_game(self, setup) -> int:
+        if self.game_id is not None:
+            self.store.finish(self.game_id)
+        self.game_id = self.store.new_game(setup)
+        self.log = GameLog(setup)
+        self.conflict = None
+        if self.record_path:
+            self.record_path.write_text(header_line() + "\n" + dumps(setup) + "\n")
+        self.message = "new game: " + ", ".join(setup.players)
+        return self.game_id
+
+    def _apply(self, event: RecordEvent) -> Trick | None:
+        """Rules first, then the durable log: a refused event changes nothing anywhere."""
+        if self.log is None or self.game_id is None:
+            raise CommandError("no game in play: start one first")
+        trick = self.log.apply(event)
+        self.store.append(self.game_id, event)
+        if self.record_path:
+            with self.record_path.open("a", encoding="utf-8") as handle:
+                handle.write(dumps(event) + "\n")
+        if self.log.game.game_over:
+            self.store.finish(self.game_id)
+        self.message = ""
+        return trick
+
+    def apply_game_event(self, event: GameEvent) -> Trick | None:
+        return self._apply(event)
+
+    def _finish(self) -> None:
+        if self.game_id is None:
+            raise CommandError("no game in play")
+        self.store.finish(self.game_id)
+        self.game_id, self.log, self.conflict = None, None, None
+
+    # -- conflicts ------------------------------------------------------------------------------
+
+    def raise_conflict(
+        self, message: str, choices: list[tuple[str, str, Callable[[], None]]]
+    ) -> None:
+        self._conflict_ids += 1
+        self.conflict = Conflict(
+            self._conflict_ids, message, [(c, label) for c, label, _ in choices],
+            {c: action for c, _, action in choices},
+        )
+
+    def _resolve(self, conflict_id: int, choice: str) -> None:
+        conflict = self.conflict
+        if conflict is None or conflict.id != conflict_id:
+            raise CommandError("that question was already answered")
+        if choice not in conflict.actions:
+            raise CommandError(f"{choice!r} is not one of the choices")
+        conflict.actions[choice]()
+        if self.conflict is conflict:
+            self.conflict = None
+
+    # -- the view ---------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        if self.camera_ok is False:
+            return "camera_lost"
+        if self.conflict is not None:
+            return "attention"
+        return "watching" if self.log is not None else "idle"
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "state": snapshot(self.log.game) if self.log else None,
+            "status": self.status,
+            "conflict": self.conflict.to_json() if self.conflict else None,
+            "message": self.message,
+            "time": time.time(),
+        }
+
+    def publish(self) -> None:
+        view = self.view()
+        self.hub.publish(view)
+        if self.on_view is not None:
+            self.on_view(view)
