@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/tightrope-companion demo
+	$(VENV)/bin/tightrope-companion replay companion/samples/sample-game.jsonl
 
 browser:
 	@sh scripts/ensure-chromium.sh
