@@ -57,6 +57,22 @@ class Finish:
     """End the game early (abandon it); it stays in the history."""
 
 
+@dataclass(frozen=True)
+class Seen:
+    """From the camera thread: the watcher's changes at frame time `t` (seconds), and the frame
+    itself (for the photo of a trick). Sent for every frame, so time passes for the referee."""
+
+    changes: tuple[Any, ...]
+    t: float
+    frame: Any = None
+
+
+@dataclass(frozen=True)
+class CameraStatus:
+    ok: bool
+    detail: str = ""
+
+
 @dataclass
 class Call:
     """A command with a reply slot, for callers that wait for the outcome (web requests)."""

@@ -20,17 +20,20 @@ from .commands import (
     AddNote,
     ButtonPress,
     Call,
+    CameraStatus,
     CommandError,
     Correct,
     Finish,
     ManualEvent,
     NewGame,
     Resolve,
+    Seen,
 )
 from .gamelog import GameLog
 from .hub import Hub
+from .interpreter import TableInterpreter
 from .record import RecordEvent, Undo, dumps, header_line
-from .rules import GameEvent, RuleError, Trick
+from .rules import Game, RuleError, Trick
 from .store import Store, now_iso
 from .views import snapshot
 
@@ -56,19 +59,25 @@ class Referee:
         hub: Hub | None = None,
         *,
         record_path: str | Path | None = None,
+        photo_dir: str | Path | None = None,
         on_view: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.store = store
         self.hub = hub or Hub()
         self.record_path = Path(record_path) if record_path else None
+        self.photo_dir = Path(photo_dir) if photo_dir else None
         self.on_view = on_view
         self.queue: queue.Queue[Any] = queue.Queue()
         self.game_id: int | None = None
         self.log: GameLog | None = None
-        self.conflict: Conflict | None = None
+        self.conflicts: list[Conflict] = []
         self.camera_ok: bool | None = None  # None: no camera in use
         self.message = ""
+        self.interpreter = TableInterpreter(self)
+        self.last_frame: Any = None
+        self.trick_scored_at: float | None = None  # monotonic time of the last scored trick
         self._conflict_ids = 0
+        self._published: dict[str, Any] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.resume()
@@ -130,6 +139,14 @@ class Referee:
 
     def handle(self, command: Any) -> Any:
         match command:
+            case Seen(changes=changes, t=t, frame=frame):
+                if frame is not None:
+                    self.last_frame = frame
+                return self.interpreter.on_changes(changes, t)
+            case CameraStatus(ok=ok, detail=detail):
+                self.camera_ok = ok
+                self.message = detail
+                return None
             case NewGame(setup=setup):
                 return self._new_game(setup)
             case ManualEvent(event=event):
@@ -164,7 +181,8 @@ class Referee:
             self.store.finish(self.game_id)
         self.game_id = self.store.new_game(setup)
         self.log = GameLog(setup)
-        self.conflict = None
+        self.conflicts = []
+        self.interpreter = TableInterpreter(self)
         if self.record_path:
             self.record_path.write_text(header_line() + "\n" + dumps(setup) + "\n")
         self.message = "new game: " + ", ".join(setup.players)
@@ -179,30 +197,55 @@ class Referee:
         if self.record_path:
             with self.record_path.open("a", encoding="utf-8") as handle:
                 handle.write(dumps(event) + "\n")
+        if trick is not None:
+            self.trick_scored_at = time.monotonic()
+            self._keep_photo(trick)
         if self.log.game.game_over:
             self.store.finish(self.game_id)
         self.message = ""
         return trick
 
-    def apply_game_event(self, event: GameEvent) -> Trick | None:
+    @property
+    def game(self) -> Game | None:
+        return self.log.game if self.log else None
+
+    def apply_event(self, event: RecordEvent) -> Trick | None:
         return self._apply(event)
+
+    def _keep_photo(self, trick: Trick) -> None:
+        """Every scored trick keeps a photo of the table (evidence for disputes)."""
+        if self.photo_dir is None or self.last_frame is None or self.game_id is None:
+            return
+        import cv2  # only a referee with a camera needs OpenCV
+
+        relative = Path(str(self.game_id)) / f"r{trick.round + 1}-t{trick.index + 1}.jpg"
+        path = self.photo_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if cv2.imwrite(str(path), self.last_frame, [cv2.IMWRITE_JPEG_QUALITY, 85]):
+            self.store.add_photo(self.game_id, trick.round, trick.index, relative.as_posix())
 
     def _finish(self) -> None:
         if self.game_id is None:
             raise CommandError("no game in play")
         self.store.finish(self.game_id)
-        self.game_id, self.log, self.conflict = None, None, None
+        self.game_id, self.log, self.conflicts = None, None, []
 
     # -- conflicts ------------------------------------------------------------------------------
 
-    def raise_conflict(
-        self, message: str, choices: list[tuple[str, str, Callable[[], None]]]
-    ) -> None:
+    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]]) -> None:
+        """Queue a question for a person: status amber, web banner, OK button = first choice."""
         self._conflict_ids += 1
-        self.conflict = Conflict(
+        self.conflicts.append(Conflict(
             self._conflict_ids, message, [(c, label) for c, label, _ in choices],
             {c: action for c, _, action in choices},
-        )
+        ))
+
+    raise_conflict = ask
+
+    @property
+    def conflict(self) -> Conflict | None:
+        """The question shown now (the oldest one waiting)."""
+        return self.conflicts[0] if self.conflicts else None
 
     def _resolve(self, conflict_id: int, choice: str) -> None:
         conflict = self.conflict
@@ -210,9 +253,9 @@ class Referee:
             raise CommandError("that question was already answered")
         if choice not in conflict.actions:
             raise CommandError(f"{choice!r} is not one of the choices")
+        self.conflicts.pop(0)
         conflict.actions[choice]()
-        if self.conflict is conflict:
-            self.conflict = None
+        self.interpreter.settle()
 
     # -- the view ---------------------------------------------------------------------------------
 
@@ -230,12 +273,16 @@ class Referee:
             "state": snapshot(self.log.game) if self.log else None,
             "status": self.status,
             "conflict": self.conflict.to_json() if self.conflict else None,
+            "waiting": len(self.conflicts),
             "message": self.message,
-            "time": time.time(),
         }
 
     def publish(self) -> None:
+        """Publish the view if it changed (ten frames a second arrive; most change nothing)."""
         view = self.view()
-        self.hub.publish(view)
+        if view == self._published:
+            return
+        self._published = view
+        self.hub.publish({**view, "time": time.time()})
         if self.on_view is not None:
             self.on_view(view)

@@ -1,0 +1,280 @@
+"""From what the camera saw to game events: vision proposes, the tracker disposes.
+
+The table watcher reports cards that appeared or were removed, each with a reading (its best
+guess and honest candidate probabilities) and the zone it lies in. This module narrows each
+reading with what the game knows (scoring cards still in the deck, number cards not yet played,
+whose turn it is), turns what is certain into game events, and asks a person about the rest.
+Nothing is scored on a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .record import PlayCorrected
+from .rules import CardPlayed, Colour, Game, RuleError, ScoringCard, ScoringRevealed
+from .store import now_iso
+
+# A read is taken when its best legal candidate has at least this probability (given that the
+# card is legal), is this many times likelier than the next legal one, and the reader itself gave
+# it at least MIN_RAW; anything less goes to a person.
+MIN_PROBABILITY = 0.5
+MIN_ODDS = 4.0
+MIN_RAW = 0.25
+# Scoring cards of one trick arrive within a moment (a zero, then the card it covers); they are
+# applied together, zeros first, once none arrived for this long.
+SCORING_SETTLE_S = 1.0
+# A card laid before its turn waits this long for the cards before it, then a person is asked.
+TURN_GRACE_S = 3.0
+
+
+class Host(Protocol):
+    """What the interpreter needs from the referee."""
+
+    @property
+    def game(self) -> Game | None: ...
+    def apply_event(self, event: Any) -> Any: ...
+    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]]) -> None: ...
+
+
+@dataclass
+class _Pending:
+    card: Any  # ScoringCard or int
+    t: float
+    seat: int | None = None
+    asked: bool = False  # a person was asked about it (or chose it): do not ask again
+
+
+def _legal_scoring(game: Game, cand: Any) -> ScoringCard | None:
+    if cand.kind != "scoring":
+        return None
+    card = ScoringCard(cand.value, Colour(cand.colour) if cand.colour else None)
+    return card if card in game.remaining_scoring() else None
+
+
+def _legal_number(game: Game, cand: Any) -> int | None:
+    if cand.kind != "number":
+        return None
+    return cand.value if cand.value in game.playable_cards() else None
+
+
+def _sure(ranked: list[tuple[Any, float]]) -> bool:
+    (_, p1), p2 = ranked[0], (ranked[1][1] if len(ranked) > 1 else 0.0)
+    return p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2
+
+
+def narrow(reading: Any, legal: Callable[[Any], Any]) -> tuple[Any | None, list[Any]]:
+    """(the certain card or None, the legal candidates best first) for one reading.
+
+    The probabilities are conditioned on the card being legal: the mass of the candidates the
+    game rules out is removed (the rest of the mass, outside the top candidates, is assumed
+    legal, which keeps the estimate conservative)."""
+    ranked = [(card, p) for cand, p in reading.candidates if (card := legal(cand)) is not None]
+    if not ranked:
+        return None, []
+    ruled_out = sum(p for cand, p in reading.candidates if legal(cand) is None)
+    legal_mass = max(1.0 - ruled_out, 1e-9)
+    conditioned = [(card, p / legal_mass) for card, p in ranked]
+    sure = _sure(conditioned) and ranked[0][1] >= MIN_RAW
+    return (ranked[0][0] if sure else None), [card for card, _ in ranked]
+
+
+def sure_card(reading: Any) -> Any | None:
+    """The reading's card if it is certain without any help from the game."""
+    ranked = list(reading.candidates)
+    return ranked[0][0] if ranked and reading.kind != "unknown" and _sure(ranked) else None
+
+
+class TableInterpreter:
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.scoring: list[_Pending] = []
+        self.plays: dict[int, _Pending] = {}
+        self.seen_at: dict[int, int] = {}  # number card -> seat it was applied for, this round
+        self.now = 0.0  # frame time of the latest sighting
+        self._round = 0
+
+    # -- what the camera saw -------------------------------------------------------------------
+
+    def on_changes(self, changes: Iterable[Any], t: float) -> list[Any]:
+        """Handle the watcher's changes at frame time `t`; return the tricks that were scored."""
+        self.now = t
+        game = self.host.game
+        if game is None or game.game_over:
+            return []
+        self._new_round_check(game)
+        for change in changes:
+            if change.kind == "appeared":
+                self._appeared(game, change.observation, t)
+            else:
+                self._removed(game, change.observation)
+        return self.settle(t)
+
+    def _new_round_check(self, game: Game) -> None:
+        if game.round_index != self._round:
+            self._round = game.round_index
+            self.seen_at.clear()
+
+    def _appeared(self, game: Game, obs: Any, t: float) -> None:
+        zone, reading = obs.zone, obs.reading
+        kind = reading.kind
+        if zone == "scoring":
+            self._scoring_seen(game, reading, t)
+        elif isinstance(zone, int) and kind in ("number", "unknown"):
+            self._number_seen(game, zone, reading, t)
+        elif kind == "number":
+            self._ask_whose(game, reading, t, zone)
+        elif kind == "scoring" and isinstance(zone, int):
+            self.host.ask(
+                f"A scoring card ({reading.value}) lies in {self._name(game, zone)}'s place: "
+                "move it to the scoring row.", [("ignore", "OK", lambda: None)])
+
+    def _scoring_seen(self, game: Game, reading: Any, t: float) -> None:
+        seen = sure_card(reading)
+        if seen is not None and seen.kind == "scoring":
+            card = ScoringCard(seen.value, Colour(seen.colour) if seen.colour else None)
+            if card in game.revealed or any(p.card == card for p in self.scoring):
+                return  # the same card seen again (moved, or uncovered): nothing new
+        card, options = narrow(reading, lambda c: _legal_scoring(game, c))
+        if card is not None:
+            self.scoring.append(_Pending(card, t))
+            return
+        if reading.kind == "number":
+            self.host.ask(f"A number card ({reading.value}) lies in the scoring row.",
+                          [("ignore", "OK", lambda: None)])
+            return
+        self.host.ask("Which scoring card was just revealed?", [
+            *((f"scoring:{c}", str(c), self._add_scoring(c, t)) for c in options[:4]),
+            ("ignore", "Not a new scoring card", lambda: None),
+        ])
+
+    def _number_seen(self, game: Game, seat: int, reading: Any, t: float) -> None:
+        seen = sure_card(reading)
+        seen_value = seen.value if seen is not None and seen.kind == "number" else None
+        if seen_value is not None and self.seen_at.get(seen_value) == seat:
+            return  # already played by this seat: the same card seen again
+        pending = self.plays.get(seat)
+        if pending is not None and pending.card == seen_value:
+            return
+        card, options = narrow(reading, lambda c: _legal_number(game, c))
+        name = self._name(game, seat)
+        played = next((p.card for p in game.trick_plays if p.seat == seat), None)
+        if card is not None and played is not None:
+            fix = PlayCorrected(game.round_index, game.trick_index, seat, card, now_iso(),
+                                "a second card seen in this seat's place")
+            self.host.ask(f"{name} already played {played} in this trick; now {card} is there "
+                          "too. Which counts?", [
+                (f"card:{played}", str(played), lambda: None),
+                (f"card:{card}", str(card), self._correcting(fix)),
+            ])
+            return
+        if card is not None and pending is None:
+            self.plays[seat] = _Pending(card, t, seat)
+            return
+        if card is not None:  # a second card in one seat's place during one trick
+            self.host.ask(f"{name} has two cards out: {pending.card} and {card}. Which counts?", [
+                (f"card:{pending.card}", str(pending.card), lambda: None),
+                (f"card:{card}", str(card), self._set_play(seat, card, t)),
+            ])
+            return
+        if seen_value in self.seen_at:
+            self.host.ask(f"Card {seen_value} in front of {name} was already played this "
+                          "round — a misread?", [("ignore", "Ignore it", lambda: None)])
+            return
+        self.host.ask(f"Which card did {name} play?", [
+            *((f"card:{c}", str(c), self._set_play(seat, c, t)) for c in options[:4]),
+            ("ignore", "Not a card / ignore", lambda: None),
+        ])
+
+    def _ask_whose(self, game: Game, reading: Any, t: float, zone: Any) -> None:
+        card, _ = narrow(reading, lambda c: _legal_number(game, c))
+        if card is None:
+            return  # an unplayable number card outside every place: not part of the game
+        seats = game.to_play()
+        self.host.ask(f"Card {card} lies outside every seat's place: whose is it?", [
+            *((f"seat:{s}", self._name(game, s), self._set_play(s, card, t)) for s in seats),
+            ("ignore", "Ignore it", lambda: None),
+        ])
+
+    def _removed(self, game: Game, obs: Any) -> None:
+        seat, reading = obs.zone, obs.reading
+        pending = self.plays.get(seat) if isinstance(seat, int) else None
+        if pending is not None and reading.kind == "number" and pending.card == reading.value:
+            del self.plays[seat]  # taken back before it counted
+
+    # -- turning sightings into events -----------------------------------------------------------
+
+    def settle(self, t: float | None = None) -> list[Any]:
+        """Apply what is certain and in order; ask about what waits too long."""
+        t = self.now if t is None else t
+        game = self.host.game
+        tricks: list[Any] = []
+        if game is None:
+            return tricks
+        if self.scoring and t - self.scoring[-1].t >= SCORING_SETTLE_S:
+            batch = sorted(self.scoring, key=lambda p: not p.card.is_zero)  # zeros first
+            self.scoring = []
+            for pending in batch:
+                tricks += self._apply(ScoringRevealed(pending.card))
+        progressed = True
+        while progressed and not game.game_over:
+            progressed = False
+            for seat in game.to_play():
+                pending = self.plays.pop(seat, None)
+                if pending is not None:
+                    tricks += self._apply(CardPlayed(seat, pending.card))
+                    self.seen_at[pending.card] = seat
+                    progressed = True
+                    break
+            self._new_round_check(game)
+        self._ask_about_waiting(game, t)
+        return tricks
+
+    def _apply(self, event: Any) -> list[Any]:
+        try:
+            trick = self.host.apply_event(event)
+        except RuleError as err:
+            self.host.ask(f"The camera saw something the rules refuse: {err.detail}",
+                          [("ignore", "OK", lambda: None)])
+            return []
+        return [trick] if trick is not None else []
+
+    def _ask_about_waiting(self, game: Game, t: float) -> None:
+        for seat, pending in list(self.plays.items()):
+            if pending.asked or t - pending.t < TURN_GRACE_S:
+                continue
+            pending.asked = True
+            turn = ", ".join(self._name(game, s) for s in game.to_play()) or "nobody"
+            self.host.ask(
+                f"{self._name(game, seat)} played {pending.card} out of turn "
+                f"(waiting for {turn}).",
+                [("wait", f"Keep it, wait for {turn}", lambda: None),
+                 ("ignore", "Ignore the card", self._drop_play(seat))])
+
+    # -- choices ------------------------------------------------------------------------------
+
+    def _add_scoring(self, card: ScoringCard, t: float) -> Callable[[], None]:
+        def choose() -> None:
+            self.scoring.append(_Pending(card, t))
+        return choose
+
+    def _set_play(self, seat: int, card: int, t: float) -> Callable[[], None]:
+        def choose() -> None:
+            self.plays[seat] = _Pending(card, t, seat, asked=True)
+        return choose
+
+    def _correcting(self, fix: PlayCorrected) -> Callable[[], None]:
+        def choose() -> None:
+            self._apply(fix)
+        return choose
+
+    def _drop_play(self, seat: int) -> Callable[[], None]:
+        def choose() -> None:
+            self.plays.pop(seat, None)
+        return choose
+
+    @staticmethod
+    def _name(game: Game, seat: int) -> str:
+        return game.setup.players[seat]

@@ -1,0 +1,195 @@
+"""The referee: one loop, rules first, durable log, conflicts; camera sightings narrowed by
+what the game knows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.commands import (
+    ButtonPress,
+    CameraStatus,
+    CommandError,
+    Correct,
+    ManualEvent,
+    NewGame,
+    Resolve,
+    Seen,
+)
+from companion.hub import Hub
+from companion.record import PlayCorrected, Undo
+from companion.referee import Referee
+from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
+from companion.store import Store
+from vision.cards import CardId
+from vision.read import Reading
+from vision.watch import Change, Observation
+
+SETUP = GameStarted(("Ana", "Ben", "Cy"), 0)
+
+
+@pytest.fixture
+def referee(tmp_path):
+    store = Store(tmp_path / "game.db")
+    ref = Referee(store, Hub(), photo_dir=tmp_path / "photos", record_path=tmp_path / "rec.jsonl")
+    ref.call(NewGame(SETUP))
+    yield ref
+    store.close()
+
+
+def reading(*candidates: tuple[str, float], kind: str | None = None) -> Reading:
+    """A reading from (label, probability) candidates; the best one decides unless `kind`."""
+    cands = tuple((CardId.from_label(label), p) for label, p in candidates)
+    best, p = cands[0]
+    if kind == "unknown":
+        return Reading("unknown", None, None, p, cands)
+    return Reading(best.kind, best.value, best.colour, p, cands)
+
+
+def seen(zone, rd: Reading, kind: str = "appeared") -> Change:
+    quad = np.array([[0, 0], [10, 0], [10, 15], [0, 15]], np.float32)
+    return Change(kind, Observation(rd, quad, (5.0, 7.5), zone, 3), 0)
+
+
+def sure(label: str) -> Reading:
+    return reading((label, 0.99))
+
+
+def feed(ref: Referee, t: float, *changes: Change) -> None:
+    ref.call(Seen(tuple(changes), t, np.zeros((72, 128, 3), np.uint8)))
+
+
+def test_camera_plays_a_trick_with_a_photo(referee, tmp_path):
+    feed(referee, 0.0, seen("scoring", sure("scoring-3")))
+    feed(referee, 0.5, seen(1, sure("number-7")))
+    feed(referee, 1.5, seen(2, sure("number-28")), seen(0, sure("number-36")))
+    game = referee.game
+    assert game.balances == [3, -3, 0] and game.leader == 0
+    assert referee.store.photos(referee.game_id) == {(0, 0): f"{referee.game_id}/r1-t1.jpg"}
+    assert (tmp_path / "photos" / f"{referee.game_id}/r1-t1.jpg").stat().st_size > 0
+    assert len(referee.store.events(referee.game_id)) == 5
+    assert len((tmp_path / "rec.jsonl").read_text().splitlines()) == 6  # header + 5
+
+
+def test_zero_then_covered_card_apply_zero_first(referee):
+    # The covered card is committed before the zero lying across it: both settle together.
+    feed(referee, 0.0, seen("scoring", sure("scoring-4")), seen("scoring", sure("scoring-0-blue")))
+    feed(referee, 1.2)
+    assert [str(c) for c in referee.game.revealed] == ["blue0", "4"]
+    assert referee.game.trick_covered.value == "blue"
+
+
+def test_narrowing_by_game_knowledge(referee):
+    # The reader hesitates between 6 and 9; 9 is gone from the deck, so it is the 6.
+    for value, t in (("9", 0.0),):
+        feed(referee, t, seen("scoring", sure(f"scoring-{value}")))
+    feed(referee, 1.1, seen(1, sure("number-1")), seen(2, sure("number-2")),
+         seen(0, sure("number-3")))
+    feed(referee, 2.0, seen("scoring", reading(("scoring-9", 0.5), ("scoring-6", 0.45))))
+    feed(referee, 3.1)
+    assert str(referee.game.revealed[-1]) == "6" and referee.conflict is None
+
+
+def test_unsure_read_asks_and_nothing_is_scored(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-5")))
+    feed(referee, 1.1, seen(1, reading(("number-17", 0.5), ("number-47", 0.4), kind="unknown")))
+    assert referee.status == "attention" and referee.game.trick_plays == ()
+    conflict = referee.view()["conflict"]
+    assert [c["id"] for c in conflict["choices"]] == ["card:17", "card:47", "ignore"]
+    referee.call(Resolve(conflict["id"], "card:47"))
+    assert referee.game.trick_plays[0].card == 47 and referee.status == "watching"
+    with pytest.raises(CommandError, match="already answered"):
+        referee.call(Resolve(conflict["id"], "card:17"))
+
+
+def test_ok_button_takes_the_first_choice(referee):
+    feed(referee, 0.0, seen(1, reading(("number-17", 0.45), ("number-47", 0.4), kind="unknown")))
+    referee.call(ButtonPress("ok"))
+    assert referee.conflict is None and referee.game.trick_plays[0].card == 17
+
+
+def test_out_of_turn_card_waits_then_asks(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-2")))
+    feed(referee, 1.0, seen(2, sure("number-30")))  # Cy lays before Ben (seat 1 leads)
+    assert referee.game.trick_plays == () and referee.conflict is None
+    feed(referee, 2.0, seen(1, sure("number-10")))  # Ben's card: both go in, in turn order
+    assert [p.seat for p in referee.game.trick_plays] == [1, 2]
+    feed(referee, 3.0, seen(1, sure("number-11")))  # Ben again: a second card in one trick
+    conflict = referee.view()["conflict"]
+    assert "Ben already played 10" in conflict["message"]
+    referee.call(Resolve(conflict["id"], "card:11"))  # the 11 counts: a correction event
+    assert [p.card for p in referee.game.trick_plays] == [11, 30]
+    assert isinstance(referee.store.events(referee.game_id)[-1], PlayCorrected)
+
+
+def test_late_card_asks_after_grace(referee):
+    feed(referee, 0.0, seen(0, sure("number-30")))  # Ana, but Ben leads
+    feed(referee, 5.0)
+    assert "out of turn" in referee.conflict.message
+
+
+def test_misread_already_played_card_is_not_scored(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-2")))
+    feed(referee, 1.1, seen(1, sure("number-10")), seen(2, sure("number-11")),
+         seen(0, sure("number-12")))
+    feed(referee, 2.0, seen("scoring", sure("scoring-3")))
+    feed(referee, 3.1, seen(0, sure("number-10")))  # 10 was Ben's, in the last trick
+    assert referee.game.trick_plays == () and referee.conflict is not None
+
+
+def test_card_outside_zones_asks_whose(referee):
+    feed(referee, 0.0, seen(None, sure("number-20")))
+    choices = [c["id"] for c in referee.view()["conflict"]["choices"]]
+    assert choices == ["seat:1", "ignore"]
+
+
+def test_refused_manual_event_changes_nothing(referee):
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    before = referee.store.events(referee.game_id)
+    with pytest.raises(CommandError, match="R13"):
+        referee.call(ManualEvent(CardPlayed(2, 17)))
+    assert referee.store.events(referee.game_id) == before
+
+
+def test_corrections_and_undo_button(referee):
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    for seat, card in ((1, 5), (2, 6), (0, 7)):
+        referee.call(ManualEvent(CardPlayed(seat, card)))
+    referee.call(Correct(PlayCorrected(0, 0, 1, 50, why="misread")))
+    assert referee.game.balances == [0, 4, -4]
+    referee.call(ButtonPress("undo"))
+    assert referee.game.balances == [0, 0, 0] and len(referee.game.trick_plays) == 2
+    assert isinstance(referee.store.events(referee.game_id)[-1], Undo)
+
+
+def test_resume_after_restart(tmp_path):
+    store = Store(tmp_path / "g.db")
+    ref = Referee(store)
+    ref.call(NewGame(SETUP))
+    ref.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    ref.call(ManualEvent(CardPlayed(1, 5)))
+    store.close()
+    again = Referee(Store(tmp_path / "g.db"))
+    assert again.game_id == ref.game_id and again.game.to_play() == (2,)
+    assert again.view()["state"] == ref.view()["state"]
+
+
+def test_views_are_published_only_on_change_with_ids(referee):
+    hub = referee.hub
+    first, _ = hub.latest()
+    feed(referee, 0.1)
+    feed(referee, 0.2)
+    assert hub.latest()[0] == first  # nothing changed: nothing published
+    referee.call(CameraStatus(False, "camera lost"))
+    last, view = hub.latest()
+    assert last == first + 1 and view["status"] == "camera_lost"
+    assert [i for i, _ in hub.since(first - 1)] == [first, last]
+
+
+def test_loop_thread_serves_calls(referee):
+    referee.start()
+    try:
+        referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+        assert referee.game.trick_value == 4
+    finally:
+        referee.stop()
