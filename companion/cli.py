@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from .gamelog import fold_record
 from .record import RecordError, read_record
@@ -69,6 +72,91 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return _vision("eval_main")(args.rest)
 
 
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _companion(options: Any) -> int:
+    """Start the companion, wait for the end (or Ctrl-C / SIGTERM), stop cleanly."""
+    from .service import Companion
+
+    companion = Companion(options)
+    signal.signal(signal.SIGTERM, _interrupt)  # systemd stops us with SIGTERM: stop cleanly
+    try:
+        companion.start()
+        if options.web:
+            print(f"scoresheet on {companion.url}", flush=True)
+        companion.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        companion.stop()
+    return 0
+
+
+def _options(args: argparse.Namespace, config: Any) -> Any:
+    from .service import Options
+
+    no_web = getattr(args, "no_web", False)
+    speed = args.speed if args.speed is not None else (0.0 if no_web else 1.0)
+    return Options(
+        config=config,
+        source=getattr(args, "source", None),
+        setup=Path(args.setup) if getattr(args, "setup", None) else None,
+        zones=Path(args.zones) if getattr(args, "zones", None) else None,
+        deck=Path(args.deck) if getattr(args, "deck", None) else None,
+        record=Path(args.record) if getattr(args, "record", None) else None,
+        web=not no_web,
+        port=args.port,
+        exit_at_end=args.exit_at_end,
+        fps=getattr(args, "fps", None),
+        realtime=speed > 0,
+        speed=speed or 1.0,
+    )
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from dataclasses import replace
+
+    from .config import load_config
+
+    config = load_config(args.config)
+    if args.data_dir:
+        config = replace(config, data_dir=Path(args.data_dir))
+    return config
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .camera import SourceError
+    from .config import ConfigError
+    from .service import StartError
+
+    try:
+        return _companion(_options(args, _config(args)))
+    except (ConfigError, StartError, SourceError, RecordError) as err:
+        return _fail(str(err))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from . import demo
+
+    try:
+        return demo.run_demo(args, _config(args), _options)
+    except ValueError as err:
+        return _fail(str(err))
+
+
+def _add_service_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="the TOML config file (docs/config.md)")
+    p.add_argument("--data-dir", help="where the database, photos and PIN live")
+    p.add_argument("--port", type=int, help="web port (default from the config: 8000)")
+    p.add_argument("--no-web", action="store_true", help="no web scoresheet")
+    p.add_argument("--exit-at-end", action="store_true", help="stop when the footage ends")
+    p.add_argument("--speed", type=float,
+                   help="play recorded footage at this speed (0 = as fast as possible; "
+                        "default 1, or 0 with --no-web)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tightrope-companion",
@@ -80,6 +168,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", help="the game record, RECORD.jsonl")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("demo", help="a simulated game through the whole companion")
+    p.add_argument("--players", type=int, choices=(3, 4, 5), default=3)
+    p.add_argument("--seed", type=int, default=1, help="which random game (and footage)")
+    p.add_argument("--rounds", type=int, help="stop after this many rounds (default: all)")
+    p.add_argument("--tactical", action="store_true", help="variant: cards 1..9N only")
+    p.add_argument("--simultaneous", action="store_true", help="variant: all reveal at once")
+    _add_service_flags(p)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("run", help="the companion at a real table")
+    p.add_argument("--source", help="a folder of frames, a video file, opencv:N or picamera2")
+    p.add_argument("--fps", type=float, help="frames a second of a folder source (default 10)")
+    p.add_argument("--setup", help="a JSON game_started event: start (or resume) this game")
+    p.add_argument("--zones", help="the zones file (DESIGN.md)")
+    p.add_argument("--deck", help="a deck file from `teach` (default: the zero-shot reader)")
+    p.add_argument("--record", help="write the game record here as it grows")
+    _add_service_flags(p)
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("recognize", help="read the cards in frames")
     p.add_argument("images", nargs="+", metavar="IMAGE")

@@ -73,6 +73,11 @@ class CameraStatus:
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class Flush:
+    """Answered once every message before it was handled; settles what the camera saw."""
+
+
 @dataclass
 class Call:
     """A command with a reply slot, for callers that wait for the outcome (web requests)."""

@@ -92,9 +92,7 @@ class TableInterpreter:
         self.host = host
         self.scoring: list[_Pending] = []
         self.plays: dict[int, _Pending] = {}
-        self.seen_at: dict[int, int] = {}  # number card -> seat it was applied for, this round
         self.now = 0.0  # frame time of the latest sighting
-        self._round = 0
 
     # -- what the camera saw -------------------------------------------------------------------
 
@@ -104,7 +102,6 @@ class TableInterpreter:
         game = self.host.game
         if game is None or game.game_over:
             return []
-        self._new_round_check(game)
         for change in changes:
             if change.kind == "appeared":
                 self._appeared(game, change.observation, t)
@@ -112,10 +109,12 @@ class TableInterpreter:
                 self._removed(game, change.observation)
         return self.settle(t)
 
-    def _new_round_check(self, game: Game) -> None:
-        if game.round_index != self._round:
-            self._round = game.round_index
-            self.seen_at.clear()
+    @staticmethod
+    def _played_this_round(game: Game) -> dict[int, int]:
+        """Number card -> the seat that played it, this round (derived from the game, so a
+        restarted companion knows the cards already lying on the table)."""
+        plays = [p for trick in game.tricks_this_round for p in trick.plays]
+        return {p.card: p.seat for p in (*plays, *game.trick_plays)}
 
     def _appeared(self, game: Game, obs: Any, t: float) -> None:
         zone, reading = obs.zone, obs.reading
@@ -153,7 +152,8 @@ class TableInterpreter:
     def _number_seen(self, game: Game, seat: int, reading: Any, t: float) -> None:
         seen = sure_card(reading)
         seen_value = seen.value if seen is not None and seen.kind == "number" else None
-        if seen_value is not None and self.seen_at.get(seen_value) == seat:
+        played_by = self._played_this_round(game)
+        if seen_value is not None and played_by.get(seen_value) == seat:
             return  # already played by this seat: the same card seen again
         pending = self.plays.get(seat)
         if pending is not None and pending.card == seen_value:
@@ -179,7 +179,7 @@ class TableInterpreter:
                 (f"card:{card}", str(card), self._set_play(seat, card, t)),
             ])
             return
-        if seen_value in self.seen_at:
+        if seen_value in played_by:
             self.host.ask(f"Card {seen_value} in front of {name} was already played this "
                           "round — a misread?", [("ignore", "Ignore it", lambda: None)])
             return
@@ -225,10 +225,8 @@ class TableInterpreter:
                 pending = self.plays.pop(seat, None)
                 if pending is not None:
                     tricks += self._apply(CardPlayed(seat, pending.card))
-                    self.seen_at[pending.card] = seat
                     progressed = True
                     break
-            self._new_round_check(game)
         self._ask_about_waiting(game, t)
         return tricks
 

@@ -24,6 +24,7 @@ from .commands import (
     CommandError,
     Correct,
     Finish,
+    Flush,
     ManualEvent,
     NewGame,
     Resolve,
@@ -31,7 +32,7 @@ from .commands import (
 )
 from .gamelog import GameLog
 from .hub import Hub
-from .interpreter import TableInterpreter
+from .interpreter import SCORING_SETTLE_S, TableInterpreter
 from .record import RecordEvent, Undo, dumps, header_line
 from .rules import Game, RuleError, Trick
 from .store import Store, now_iso
@@ -60,13 +61,16 @@ class Referee:
         *,
         record_path: str | Path | None = None,
         photo_dir: str | Path | None = None,
+        indicators: Any = None,
         on_view: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.store = store
         self.hub = hub or Hub()
         self.record_path = Path(record_path) if record_path else None
         self.photo_dir = Path(photo_dir) if photo_dir else None
+        self.indicators = indicators  # hardware.Indicators: the LEDs render every view
         self.on_view = on_view
+        self.on_idle: Callable[[], None] | None = None  # called each loop turn (watchdog)
         self.queue: queue.Queue[Any] = queue.Queue()
         self.game_id: int | None = None
         self.log: GameLog | None = None
@@ -111,6 +115,8 @@ class Referee:
     def run(self) -> None:
         while not self._stop.is_set():
             self.step(timeout=1.0)
+            if self.on_idle is not None:
+                self.on_idle()
 
     def drain(self) -> None:
         while self.step(timeout=0):
@@ -165,6 +171,8 @@ class Referee:
                 return self._apply(Undo(at=now_iso(), why="undo button"))
             case Finish():
                 return self._finish()
+            case Flush():
+                return self.interpreter.settle(self.interpreter.now + SCORING_SETTLE_S)
         raise CommandError(f"unknown command {type(command).__name__}")
 
     # -- game changes -----------------------------------------------------------------------------
@@ -183,8 +191,7 @@ class Referee:
         self.log = GameLog(setup)
         self.conflicts = []
         self.interpreter = TableInterpreter(self)
-        if self.record_path:
-            self.record_path.write_text(header_line() + "\n" + dumps(setup) + "\n")
+        self.rewrite_record()
         self.message = "new game: " + ", ".join(setup.players)
         return self.game_id
 
@@ -204,6 +211,14 @@ class Referee:
             self.store.finish(self.game_id)
         self.message = ""
         return trick
+
+    def rewrite_record(self) -> None:
+        """Write the whole record of the game in play to --record (also after a restart)."""
+        if self.record_path is None or self.game_id is None:
+            return
+        lines = [header_line(), *(dumps(e) for e in self.store.events(self.game_id))]
+        self.record_path.parent.mkdir(parents=True, exist_ok=True)
+        self.record_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     @property
     def game(self) -> Game | None:
@@ -283,6 +298,10 @@ class Referee:
         if view == self._published:
             return
         self._published = view
-        self.hub.publish({**view, "time": time.time()})
+        extra: dict[str, Any] = {"time": time.time()}
+        if self.indicators is not None:
+            self.indicators.update(view["state"], view["status"], self.trick_scored_at)
+            extra["leds"] = self.indicators.panel()
+        self.hub.publish({**view, **extra})
         if self.on_view is not None:
             self.on_view(view)

@@ -1,0 +1,134 @@
+"""The camera thread: frames → table watcher → the referee's queue.
+
+It never touches the game: it only puts `Seen` and `CameraStatus` messages on the queue.
+A lost camera is reopened with back-off while the status LED shows red and the web page a
+banner; manual entry on the web page keeps working meanwhile.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from .camera import Backoff, CameraLost, FrameSource, SourceError
+from .commands import CameraStatus, Seen
+
+
+class Pipeline:
+    def __init__(
+        self,
+        source: FrameSource,
+        watcher: Any,
+        put: Callable[[Any], None],
+        *,
+        realtime: bool = True,
+        speed: float = 1.0,
+        retry_s: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        self.source = source
+        self.watcher = watcher
+        self.put = put
+        self.realtime = realtime
+        self.speed = speed
+        self.backoff = Backoff(retry_s)
+        self.clock = clock
+        self.frames = 0
+        self.latest: Any = None  # the newest frame, for the web's camera snapshot
+        self.error: str | None = None
+        self.ended = threading.Event()
+        self._stop = threading.Event()
+        self._sleep = sleep or self._stop.wait
+        self._thread: threading.Thread | None = None
+        self.busy_s = 0.0  # time spent in the watcher, for the frame-rate figures
+        self.failures = 0
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="camera", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+        self.source.close()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.ended.wait(timeout)
+
+    def _open(self) -> bool:
+        try:
+            self.source.open()
+        except CameraLost as err:
+            self.put(CameraStatus(False, f"camera lost: {err}; retrying"))
+            self._sleep(self.backoff.next())
+            return False
+        self.backoff.reset()
+        if self.source.live:
+            self.put(CameraStatus(True, "camera on"))
+        return True
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except SourceError as err:
+            self.error = str(err)
+            self.put(CameraStatus(False, str(err)))
+        finally:
+            self.ended.set()
+
+    def _run(self) -> None:
+        opened = False
+        start = self.clock()
+        while not self._stop.is_set():
+            if not opened:
+                opened = self._open()
+                continue
+            try:
+                frame = self.source.read()
+            except CameraLost as err:
+                self.source.close()
+                opened = False
+                self.put(CameraStatus(False, f"camera lost: {err}; retrying"))
+                self._sleep(self.backoff.next())
+                continue
+            if frame is None:
+                return
+            t = self.clock() - start if self.source.live else self.frames / self.source.fps
+            began = time.perf_counter()
+            try:
+                changes = self.watcher.feed(frame)
+            except Exception:  # one bad frame must not stop the camera: report, skip it
+                self._report_failure()
+                changes = []
+            self.busy_s += time.perf_counter() - began
+            self.latest = frame
+            self.frames += 1
+            self.put(Seen(tuple(changes), t, frame if changes else None))
+            if self.realtime and not self.source.live:
+                due = start + self.frames / (self.source.fps * self.speed)
+                wait = due - self.clock()
+                if wait > 0:
+                    self._sleep(wait)
+
+    def _report_failure(self) -> None:
+        self.failures += 1
+        if self.failures == 1 or self.failures % 100 == 0:
+            print(f"tightrope-companion: the card watcher failed on frame {self.frames} "
+                  f"({self.failures} so far):\n{traceback.format_exc()}", file=sys.stderr)
+
+    def snapshot_jpeg(self) -> bytes | None:
+        """The newest frame as JPEG (zone set-up and the teach wizard on the web page)."""
+        frame = self.latest
+        if frame is None:
+            return None
+        import cv2
+
+        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return data.tobytes() if ok else None

@@ -1,0 +1,224 @@
+"""The whole companion put together: store, referee, LEDs, buttons, camera pipeline and web.
+
+Used by `run` (the real thing) and `demo` (simulated footage). Threads: the referee's loop
+(the only one that changes state), the camera pipeline, the LED animation, gpiozero's button
+threads and the web server's request threads — all but the referee only enqueue or render.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .commands import ButtonPress, Flush, NewGame
+from .config import Config
+from .hub import Hub
+from .record import RecordError, iter_lines, parse_event
+from .referee import Referee
+from .rules import GameStarted
+from .store import Store
+
+
+class StartError(ValueError):
+    """Something given on the command line or in the config cannot be used."""
+
+
+@dataclass
+class Options:
+    config: Config
+    source: str | None = None
+    setup: Path | None = None
+    zones: Path | None = None
+    deck: Path | None = None
+    record: Path | None = None
+    web: bool = True
+    port: int | None = None
+    host: str | None = None
+    exit_at_end: bool = False
+    fps: float | None = None
+    realtime: bool = True
+    speed: float = 1.0
+    camera: bool = True
+
+
+def read_setup(path: Path) -> GameStarted:
+    try:
+        event = parse_event(json.loads(path.read_text(encoding="utf-8")))
+    except OSError as err:
+        raise StartError(f"cannot read {path}: {err.strerror}") from None
+    except (ValueError, RecordError) as err:
+        raise StartError(f"{path}: {err}") from None
+    if not isinstance(event, GameStarted):
+        raise StartError(f"{path}: a setup file holds one game_started event")
+    return event
+
+
+class SystemdNotifier:
+    """sd_notify without a dependency: READY=1 once, WATCHDOG=1 from the referee's loop."""
+
+    def __init__(self) -> None:
+        address = os.environ.get("NOTIFY_SOCKET", "")
+        self.address = "\0" + address[1:] if address.startswith("@") else address
+        self.interval = int(os.environ.get("WATCHDOG_USEC", "0")) / 2e6
+        self._last = 0.0
+
+    def send(self, message: str) -> None:
+        if not self.address:
+            return
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.connect(self.address)
+            sock.sendall(message.encode())
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        if self.interval and now - self._last >= self.interval:
+            self._last = now
+            self.send("WATCHDOG=1")
+
+
+class Companion:
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        cfg = options.config
+        cfg.data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = Store(cfg.db_path)
+        self.hub = Hub()
+        self.indicators = self._indicators()
+        self.referee = Referee(
+            self.store, self.hub, record_path=options.record, photo_dir=cfg.photo_dir,
+            indicators=self.indicators,
+        )
+        self.buttons = self._buttons()
+        self.pipeline = self._pipeline() if options.camera else None
+        self.notifier = SystemdNotifier()
+        self.referee.on_idle = self.notifier.tick
+        self._server: Any = None
+        if options.setup is not None:
+            self._start_or_resume(read_setup(options.setup))
+        elif options.record is not None and self.referee.game_id is not None:
+            self.referee.rewrite_record()
+
+    # -- parts ------------------------------------------------------------------------------
+
+    def _indicators(self) -> Any:
+        from hardware.indicators import Indicators
+        from hardware.pins import PinMap
+
+        pin_map = PinMap.from_dict(self.options.config.pins)
+        return Indicators(len(pin_map.seats), pin_map, mode=self.options.config.led_mode)
+
+    def _buttons(self) -> Any:
+        from hardware.buttons import Buttons
+        from hardware.pins import PinMap
+
+        pin_map = PinMap.from_dict(self.options.config.pins)
+        return Buttons(self.referee.put, pin_map, make=ButtonPress)
+
+    def _pipeline(self) -> Any:
+        from vision.read import Reader
+        from vision.watch import TableWatcher
+        from vision.zones import load_zones
+
+        from .camera import open_source
+        from .pipeline import Pipeline
+
+        opts, cfg = self.options, self.options.config
+        zones_path = opts.zones or cfg.zones_path
+        if not zones_path.is_file():
+            raise StartError(f"no zones file at {zones_path}: draw the zones on the web page "
+                             "(Setup) or give --zones")
+        deck = opts.deck or cfg.deck
+        reader = Reader.from_deck(deck) if deck else Reader.zero_shot()
+        source = open_source(opts.source, cfg.camera, opts.fps)
+        watcher = TableWatcher(load_zones(zones_path), reader, fps=source.fps)
+        return Pipeline(source, watcher, self.referee.put, realtime=opts.realtime,
+                        speed=opts.speed, retry_s=cfg.camera.retry_s)
+
+    def _start_or_resume(self, setup: GameStarted) -> None:
+        """A restart with the same setup (and, with --record, the record of the game so far)
+        continues the unfinished game; anything else starts a new game (an unfinished one
+        stays in the history)."""
+        game = self.referee.game
+        if game is not None and game.setup == setup and self._record_agrees():
+            self.referee.rewrite_record()
+            return
+        self.referee.call(NewGame(setup))
+
+    def _record_agrees(self) -> bool:
+        """--record holds a beginning of the unfinished game (a kill may have cut its last
+        line short of the store's last event)."""
+        path = self.options.record
+        if path is None:
+            return True
+        try:
+            text = path.read_text(encoding="utf-8")
+            whole = text[: text.rfind("\n") + 1]  # a line cut by the kill does not count
+            events = [event for _, event in iter_lines(whole.splitlines())]
+        except (OSError, UnicodeDecodeError, RecordError):
+            return False
+        stored = self.store.events(self.referee.game_id)  # type: ignore[arg-type]
+        return bool(events) and stored[: len(events)] == events
+
+    # -- running ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.referee.start()
+        if self.options.web:
+            self._start_web()
+        if self.pipeline is not None:
+            self.pipeline.start()
+        self.notifier.send("READY=1")
+
+    def _start_web(self) -> None:
+        from web.app import create_app
+        from web.auth import PinStore
+        from web.server import make_server
+
+        cfg = self.options.config
+        pin_store = PinStore(cfg.data_dir / "host-pin", preset_hash=cfg.pin_hash or None)
+        app = create_app(self.referee, self.store, photo_dir=cfg.photo_dir, pin_store=pin_store,
+                         camera=self.pipeline, teach_dir=cfg.data_dir / "teach")
+        host = self.options.host or cfg.host
+        port = self.options.port or cfg.port
+        self._server = make_server(app, host, port)
+        threading.Thread(target=self._server.run, name="web", daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        port = self.options.port or self.options.config.port
+        return f"http://127.0.0.1:{port}/"
+
+    def wait(self) -> None:
+        """Until the footage ends (with --exit-at-end) or forever (Ctrl-C / SIGTERM stop it)."""
+        while True:
+            if self.pipeline is not None and self.pipeline.wait(0.5):
+                if self.options.exit_at_end:
+                    self.referee.call(Flush(), timeout=30)
+                    return
+                if self.pipeline.error:
+                    print(f"tightrope-companion: {self.pipeline.error}", file=sys.stderr)
+                    self.pipeline = None
+            elif self.pipeline is None:
+                if self.options.exit_at_end:
+                    return
+                time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.stop()
+        if self._server is not None:
+            self._server.close()
+        self.referee.stop()
+        self.buttons.close()
+        self.indicators.close()
+        self.hub.close()
+        self.store.close()
+
+
