@@ -127,13 +127,9 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .camera import SourceError
-    from .config import ConfigError
-    from .service import StartError
-
     try:
         return _companion(_options(args, _config(args)))
-    except (ConfigError, StartError, SourceError, RecordError) as err:
+    except ValueError as err:  # every typed error of ours: config, setup, source, pins, zones
         return _fail(str(err))
 
 

@@ -50,7 +50,6 @@ class Config:
     host: str = "0.0.0.0"
     port: int = 8000
     pin_hash: str = ""  # the host PIN, hashed (web/auth.py); empty = set at first start
-    led_mode: str = "rgb"  # "rgb" (one RGB LED a seat) or "pair" (a blue and a red LED)
     pins: dict[str, Any] = field(default_factory=dict)  # [pins] section (docs/wiring.md)
     camera: CameraConfig = CameraConfig()
 
@@ -96,7 +95,7 @@ def _no_leftovers(section: dict[str, Any], where: str) -> None:
 
 def parse_config(data: dict[str, Any]) -> Config:
     data = dict(data)
-    paths, web, leds, cam = (_section(data, n) for n in ("paths", "web", "leds", "camera"))
+    paths, web, cam = (_section(data, n) for n in ("paths", "web", "camera"))
     pins = _section(data, "pins")
     _no_leftovers(data, "config")
     d = Config()
@@ -118,16 +117,12 @@ def parse_config(data: dict[str, Any]) -> Config:
         host=_take(web, "host", str, d.host, "web"),
         port=_take(web, "port", int, d.port, "web"),
         pin_hash=_take(web, "pin_hash", str, d.pin_hash, "web"),
-        led_mode=_take(leds, "mode", str, d.led_mode, "leds"),
         pins=pins,
         camera=camera,
     )
     _no_leftovers(web, "web")
-    _no_leftovers(leds, "leds")
     if not 0 < config.port < 65536:
         raise ConfigError(f"web.port {config.port} is not a TCP port")
-    if config.led_mode not in ("rgb", "pair"):
-        raise ConfigError(f'leds.mode must be "rgb" or "pair", not {config.led_mode!r}')
     return config
 
 

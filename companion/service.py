@@ -112,7 +112,7 @@ class Companion:
         from hardware.pins import PinMap
 
         pin_map = PinMap.from_dict(self.options.config.pins)
-        return Indicators(len(pin_map.seats), pin_map, mode=self.options.config.led_mode)
+        return Indicators(len(pin_map.seats), pin_map)
 
     def _buttons(self) -> Any:
         from hardware.buttons import Buttons
