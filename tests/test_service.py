@@ -176,3 +176,34 @@ def test_unit_file_has_what_the_pi_needs():
     for line in ("Type=notify", "WatchdogSec=", "Restart=on-failure", "User=tightrope",
                  "SupplementaryGroups=video gpio", "StateDirectory=tightrope", "MemoryMax="):
         assert line in unit
+
+
+def test_systemd_notifier_sends_ready_and_watchdog(tmp_path, monkeypatch):
+    import socket
+
+    from companion.service import SystemdNotifier
+
+    path = tmp_path / "notify.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(str(path))
+    server.settimeout(2)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(path))
+    monkeypatch.setenv("WATCHDOG_USEC", "2000000")
+    notifier = SystemdNotifier()
+    notifier.send("READY=1")
+    notifier.tick()
+    notifier.tick()  # within the interval: not sent again
+    assert server.recv(64) == b"READY=1" and server.recv(64) == b"WATCHDOG=1"
+    server.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        server.recv(64)
+    server.close()
+
+
+def test_no_notify_socket_is_quiet(monkeypatch):
+    from companion.service import SystemdNotifier
+
+    monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
+    notifier = SystemdNotifier()
+    assert notifier.address == "" and notifier.interval == 0
+    notifier.send("READY=1")  # off systemd: nothing to tell, nothing raised
