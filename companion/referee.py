@@ -33,7 +33,7 @@ from .commands import (
 from .gamelog import GameLog
 from .hub import Hub
 from .interpreter import SCORING_SETTLE_S, TableInterpreter
-from .record import RecordEvent, Undo, dumps, header_line
+from .record import Correction, RecordEvent, Undo, dumps, header_line
 from .rules import Game, RuleError, Trick
 from .store import Store, now_iso
 from .views import snapshot
@@ -207,6 +207,8 @@ class Referee:
         if trick is not None:
             self.trick_scored_at = time.monotonic()
             self._keep_photo(trick)
+        elif isinstance(event, Correction):  # nothing was just scored: no flash to show
+            self.trick_scored_at = None
         if self.log.game.game_over:
             self.store.finish(self.game_id)
         self.message = ""
