@@ -1,0 +1,696 @@
+"""The web scoresheet through Flask's test client: every route, every write without and with the
+host PIN, CSRF, bad input (clear 4xx, nothing changed), photos, exports, SSE, charts, the PIN."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.commands import ManualEvent, NewGame
+from companion.gamelog import fold_record
+from companion.hub import Hub
+from companion.randgame import random_game
+from companion.record import iter_lines
+from companion.referee import Referee
+from companion.rules import CardPlayed, Game, GameStarted, ScoringCard, ScoringRevealed, Variant
+from companion.store import Store
+from companion.views import replay_json
+from web import charts
+from web.api import stream
+from web.app import create_app
+from web.auth import PinError, PinStore, hash_pin, verify_hash
+from web.camera_setup import TEACH_CARDS
+
+PIN = "2468"
+ORIGIN = {"Origin": "http://localhost"}
+HOST = {**ORIGIN, "X-Host-Pin": PIN}
+PLAYERS = ["Ana", "Ben", "Cy"]
+
+
+def jpeg(width: int = 320, height: int = 180, value: int = 90) -> bytes:
+    image = np.full((height, width, 3), value, np.uint8)
+    cv2.rectangle(image, (20, 20), (80, 120), (255, 255, 255), -1)
+    return cv2.imencode(".jpg", image)[1].tobytes()
+
+
+class FakeCamera:
+    def __init__(self, frame: bytes | None) -> None:
+        self.frame = frame
+
+    def snapshot_jpeg(self) -> bytes | None:
+        return self.frame
+
+
+class Env:
+    def __init__(self, root: Path, camera: Any = None, pin: bool = True) -> None:
+        self.root = root
+        self.store = Store(root / "tightrope.db")
+        self.referee = Referee(self.store, Hub())
+        self.pins = PinStore(root / "host-pin")
+        if pin:
+            self.pins.set_pin(PIN)
+        self.photo_dir = root / "photos"
+        self.photo_dir.mkdir()
+        self.app = create_app(self.referee, self.store, photo_dir=self.photo_dir,
+                              pin_store=self.pins, camera=camera, teach_dir=root / "teach",
+                              testing=True)
+        self.client = self.app.test_client()
+
+    def start(self, players: list[str] = PLAYERS, **variant: bool) -> int:
+        return self.referee.call(NewGame(GameStarted(tuple(players), 0, Variant(**variant))))
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """Everything a refused write must leave alone."""
+        game_id = self.referee.game_id
+        events = self.store.event_rows(game_id) if game_id else []
+        conflicts = [c.id for c in self.referee.conflicts]
+        return (game_id, len(self.store.games()), json.dumps(events), conflicts,
+                self.referee.hub.latest()[0], self.pins.epoch())
+
+
+@pytest.fixture(autouse=True)
+def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests hash many PINs: a cheaper scrypt cost keeps them fast (the format stores n)."""
+    monkeypatch.setattr("web.auth.N", 2**10)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Env:
+    return Env(tmp_path)
+
+
+@pytest.fixture
+def playing(env: Env) -> Env:
+    env.start()
+    return env
+
+
+def struck_game_events() -> list:
+    """A seeded random 3-player game in which a perfect round strikes an earlier score."""
+    for seed in range(500):
+        events = random_game(random.Random(seed), n=3, variant=Variant())
+        if any(r.struck for r in Game.replay(events).rounds):
+            return events
+    raise AssertionError("no random game with a struck score")
+
+
+def load_events(env: Env, events: list) -> int:
+    game_id = env.referee.call(NewGame(events[0]))
+    for event in events[1:]:
+        env.referee.call(ManualEvent(event))
+    return game_id
+
+
+# --- pages ---------------------------------------------------------------------------------------
+
+READ_PAGES = ["/", "/scoresheet", "/tricks", "/history", "/setup", "/setup/teach", "/setup/zones",
+              "/api/view", "/api/whoami", "/api/games", "/api/teach", "/static/style.css",
+              "/static/table.js", "/static/common.js"]
+
+
+@pytest.mark.parametrize("url", READ_PAGES)
+def test_every_page_reads_without_a_game(env: Env, url: str) -> None:
+    assert env.client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("url", READ_PAGES + ["/games/1", "/games/1/tricks",
+                                              "/games/1/record.jsonl", "/games/1/scoresheet.csv"])
+def test_every_page_reads_during_a_game(playing: Env, url: str) -> None:
+    response = playing.client.get(url, follow_redirects=True)
+    assert response.status_code == 200
+
+
+def test_pages_have_no_external_assets(playing: Env) -> None:
+    for url in ["/", "/games/1", "/games/1/tricks", "/history", "/setup", "/setup/zones"]:
+        html = playing.client.get(url).get_data(as_text=True)
+        assert not re.search(r'(src|href)="(https?:)?//', html), url
+    csp = playing.client.get("/").headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp
+
+
+def test_unknown_game_is_404(env: Env) -> None:
+    for url in ["/games/7", "/games/7/tricks", "/games/7/record.jsonl", "/games/7/scoresheet.csv",
+                f"/games/{2**63}", "/games/abc"]:
+        response = env.client.get(url)
+        assert response.status_code == 404, url
+
+
+def test_scoresheet_crosses_out_struck_scores_and_names_the_winner(env: Env) -> None:
+    events = struck_game_events()
+    game_id = load_events(env, events)
+    game = Game.replay(events)
+    html = env.client.get(f"/games/{game_id}").get_data(as_text=True)
+    seat, target = next(pair for r in game.rounds for pair in r.struck)
+    assert f"<s title=\"struck by a perfect round\">{game.rounds[target].scores[seat]}</s>" in html
+    winners = ", ".join(game.setup.players[w] for w in game.winners())
+    assert f": {winners} (lowest total)" in html
+    for total in game.totals():
+        assert f">{total}</td>" in html
+    assert html.count("<svg") == len(game.rounds) + 1  # one balance chart per round + totals
+    assert "follow.js" not in html  # a finished game does not follow the live view
+
+
+def test_the_scoresheet_of_the_game_in_play_follows_it(playing: Env) -> None:
+    html = playing.client.get("/games/1").get_data(as_text=True)
+    assert 'data-events="0"' in html and "follow.js" in html
+    assert playing.client.get("/static/follow.js").status_code == 200
+
+
+def test_tricks_page_lists_every_trick_with_its_photo(playing: Env) -> None:
+    ref = playing.referee
+    ref.call(ManualEvent(ScoringRevealed(ScoringCard.parse("3"))))
+    for seat, card in [(1, 7), (2, 28), (0, 36)]:
+        ref.call(ManualEvent(CardPlayed(seat, card)))
+    (playing.photo_dir / "1").mkdir()
+    (playing.photo_dir / "1" / "r1-t1.jpg").write_bytes(jpeg())
+    playing.store.add_photo(1, 0, 0, "1/r1-t1.jpg")
+    html = playing.client.get("/games/1/tricks").get_data(as_text=True)
+    assert 'id="r1-t1"' in html and "3 blue" in html and "3 red" in html
+    assert 'src="/photos/1/r1-t1.jpg?size=thumb"' in html
+    assert 'href="/photos/1/r1-t1.jpg"' in html
+    assert playing.client.get("/api/games/1/photos").json == {"1-1": "/photos/1/r1-t1.jpg"}
+    assert playing.client.get("/api/games/9/photos").json == {}
+    response = playing.client.get("/games/1/tricks/1/1/photo.jpg")
+    assert response.status_code == 200 and response.data[:2] == b"\xff\xd8"
+    assert playing.client.get("/games/1/tricks/1/2/photo.jpg").status_code == 404
+
+
+# --- writes and the PIN --------------------------------------------------------------------------
+
+WRITES: list[tuple[str, dict[str, Any]]] = [
+    ("/api/game", {"players": ["Eli", "Fay", "Gus", "Hal"], "first_dealer": 1}),
+    ("/api/reveal", {"card": "5"}),
+    ("/api/play", {"seat": 0, "card": 12}),
+    ("/api/undo", {}),
+    ("/api/note", {"text": "Ben spilled his drink"}),
+    ("/api/finish", {}),
+]
+
+
+def prepared(env: Env) -> None:
+    """A game with one trick scored and one play in the next, so every write has a target."""
+    env.start()
+    ref = env.referee
+    ref.call(ManualEvent(ScoringRevealed(ScoringCard.parse("3"))))
+    for seat, card in [(1, 7), (2, 28), (0, 36)]:
+        ref.call(ManualEvent(CardPlayed(seat, card)))
+
+
+@pytest.mark.parametrize(("url", "body"), WRITES + [
+    ("/api/correct/play", {"round": 0, "trick": 0, "seat": 1, "card": 8, "why": "misread"}),
+    ("/api/correct/scoring", {"round": 0, "index": 0, "card": "4"}),
+])
+def test_every_write_needs_the_pin(env: Env, url: str, body: dict[str, Any]) -> None:
+    prepared(env)
+    before = env.fingerprint()
+    for headers in (ORIGIN, {**ORIGIN, "X-Host-Pin": "9999"}):
+        response = env.client.post(url, json=body, headers=headers)
+        assert response.status_code == 403
+        assert "PIN" in response.json["error"]
+    assert env.fingerprint() == before
+    response = env.client.post(url, json=body, headers=HOST)
+    assert response.status_code == 200, response.json
+    assert env.fingerprint() != before
+
+
+def test_corrections_change_the_score(env: Env) -> None:
+    prepared(env)
+    env.client.post("/api/correct/play", json={"round": 0, "trick": 0, "seat": 0, "card": 6},
+                    headers=HOST)
+    state = env.referee.view()["state"]
+    # 36 became 6: now Cy's 28 is high and Ana's 6 is low.
+    assert state["balances"] == [-3, 0, 3]
+    env.client.post("/api/correct/scoring", json={"round": 0, "index": 0, "card": "blue0"},
+                    headers=HOST)
+    assert env.referee.view()["state"]["trick_value"] is None  # the zero waits for a value card
+    events = env.store.events(1)
+    assert [type(e).__name__ for e in events[-2:]] == ["PlayCorrected", "ScoringCorrected"]
+
+
+def test_resolving_a_conflict_needs_the_pin(playing: Env) -> None:
+    chosen: list[str] = []
+    playing.referee.raise_conflict("Is that a 6 or a 9?", [
+        ("six", "It is a 6", lambda: chosen.append("six")),
+        ("nine", "It is a 9", lambda: chosen.append("nine")),
+    ])
+    playing.referee.publish()
+    conflict = playing.client.get("/api/view").json["view"]["conflict"]
+    assert [c["id"] for c in conflict["choices"]] == ["six", "nine"]
+    body = {"conflict_id": conflict["id"], "choice": "nine"}
+    assert playing.client.post("/api/resolve", json=body, headers=ORIGIN).status_code == 403
+    assert chosen == []
+    assert playing.client.post("/api/resolve", json={**body, "choice": "ten"},
+                               headers=HOST).status_code == 409
+    assert playing.client.post("/api/resolve", json={**body, "conflict_id": 99},
+                               headers=HOST).status_code == 409
+    assert playing.client.post("/api/resolve", json=body, headers=HOST).status_code == 200
+    assert chosen == ["nine"]
+    assert playing.client.get("/api/view").json["view"]["conflict"] is None
+
+
+def test_login_session_and_logout(playing: Env) -> None:
+    c = playing.client
+    assert c.post("/api/login", json={"pin": "1111"}, headers=ORIGIN).status_code == 403
+    assert c.get("/api/whoami").json["host"] is False
+    assert c.post("/api/login", json={"pin": PIN}, headers=ORIGIN).status_code == 200
+    assert c.get("/api/whoami").json["host"] is True
+    assert c.post("/api/reveal", json={"card": "2"}, headers=ORIGIN).status_code == 200
+    assert c.post("/api/logout", json={}, headers=ORIGIN).status_code == 200
+    assert c.post("/api/undo", json={}, headers=ORIGIN).status_code == 403
+
+
+def test_a_new_pin_ends_old_sessions(playing: Env) -> None:
+    c = playing.client
+    c.post("/api/login", json={"pin": PIN}, headers=ORIGIN)
+    other = playing.app.test_client()
+    other.post("/api/login", json={"pin": PIN}, headers=ORIGIN)
+    assert c.post("/api/pin", json={"pin": "13579"}, headers=ORIGIN).status_code == 200
+    assert other.get("/api/whoami").json["host"] is False
+    assert c.get("/api/whoami").json["host"] is True
+
+
+def test_first_start_sets_the_pin_only_while_unset(tmp_path: Path) -> None:
+    env = Env(tmp_path, pin=False)
+    c = env.client
+    assert "Set the host PIN" in c.get("/setup").get_data(as_text=True)
+    assert "No host PIN is set yet" in c.get("/").get_data(as_text=True)
+    assert c.post("/api/reveal", json={"card": "2"}, headers=ORIGIN).status_code == 403
+    for bad in ["12", "abcd", "1234567890123", 1234, ""]:
+        response = c.post("/api/pin", json={"pin": bad}, headers=ORIGIN)
+        assert response.status_code == 400 and "PIN" in response.json["error"]
+    assert not env.pins.is_set()
+    assert c.post("/api/pin", json={"pin": "8642"}, headers=ORIGIN).status_code == 200
+    assert env.pins.check("8642")
+    assert "No host PIN is set yet" not in c.get("/").get_data(as_text=True)
+    stranger = env.app.test_client()
+    assert stranger.post("/api/pin", json={"pin": "0000"}, headers=ORIGIN).status_code == 403
+    assert env.pins.check("8642")
+
+
+@pytest.mark.parametrize("headers", [
+    {"X-Host-Pin": PIN},  # no Origin, no Referer
+    {"X-Host-Pin": PIN, "Origin": "http://evil.example"},
+    {"X-Host-Pin": PIN, "Origin": "null"},
+    {"X-Host-Pin": PIN, "Origin": "http://localhost:8001"},
+    {"X-Host-Pin": PIN, "Referer": "http://evil.example/page"},
+])
+def test_cross_site_writes_are_refused(playing: Env, headers: dict[str, str]) -> None:
+    before = playing.fingerprint()
+    response = playing.client.post("/api/reveal", json={"card": "2"}, headers=headers)
+    assert response.status_code == 403
+    assert "refused" in response.json["error"]
+    assert playing.fingerprint() == before
+
+
+def test_same_site_referer_is_enough(playing: Env) -> None:
+    headers = {"X-Host-Pin": PIN, "Referer": "http://localhost/"}
+    response = playing.client.post("/api/reveal", json={"card": "2"}, headers=headers)
+    assert response.status_code == 200
+
+
+# --- bad input: a clear 4xx and nothing changed --------------------------------------------------
+
+BAD: list[tuple[str, Any, int, str]] = [
+    ("/api/play", {"seat": "1", "card": 12}, 400, "seat must be a whole number"),
+    ("/api/play", {"seat": True, "card": 12}, 400, "seat must be a whole number"),
+    ("/api/play", {"seat": 1, "card": 12.5}, 400, "card must be a whole number"),
+    ("/api/play", {"seat": 3, "card": 12}, 400, "seat 3 is out of range 0..2"),
+    ("/api/play", {"seat": -1, "card": 12}, 400, "out of range"),
+    ("/api/play", {"seat": 1, "card": 0}, 400, "card 0 is out of range 1..50"),
+    ("/api/play", {"seat": 1, "card": 51}, 400, "card 51 is out of range 1..50"),
+    ("/api/play", {"seat": 1}, 400, "card is missing"),
+    ("/api/play", {"seat": 1, "card": 12, "extra": 1}, 400, "unknown field 'extra'"),
+    ("/api/play", [1, 12], 400, "JSON object"),
+    ("/api/play", {"seat": 2, "card": 12}, 409, "not seat 2's turn"),
+    ("/api/play", {"seat": 0, "card": 28}, 409, "already played"),
+    ("/api/reveal", {"card": "10"}, 400, '"1".."9", "blue0", "red0"'),
+    ("/api/reveal", {"card": 4}, 400, '"1".."9"'),
+    ("/api/game", {"players": ["A", "B"], "first_dealer": 0}, 400, "3 to 5 names"),
+    ("/api/game", {"players": ["A", "A", "B"], "first_dealer": 0}, 400, "same name"),
+    ("/api/game", {"players": ["A", "B", "C"], "first_dealer": 3}, 400, "out of range"),
+    ("/api/game", {"players": ["A", "B", "x" * 40], "first_dealer": 0}, 400, "at most 24"),
+    ("/api/game", {"players": ["A", "B", 3], "first_dealer": 0}, 400, "player 3 needs a name"),
+    ("/api/game", {"players": ["A", "B", "C"], "first_dealer": 0, "tactical": "yes"}, 400,
+     "true or false"),
+    ("/api/correct/play", {"round": 0, "trick": 9, "seat": 0, "card": 5}, 400, "trick 9"),
+    ("/api/correct/play", {"round": 0, "trick": 4, "seat": 0, "card": 5}, 409, "no play by seat"),
+    ("/api/correct/play", {"round": 0, "trick": 0, "seat": 0, "card": 28}, 409, "refused"),
+    ("/api/correct/scoring", {"round": 0, "index": 11, "card": "4"}, 400, "index 11"),
+    ("/api/resolve", {"conflict_id": "x", "choice": "a"}, 400, "conflict_id must be"),
+    ("/api/note", {"text": ""}, 400, "text is missing"),
+    ("/api/note", {"text": "a\x00b"}, 400, "control characters"),
+    ("/api/zones", {"seats": [[[0, 0], [10, 0]]], "scoring": []}, 400, "3 to 5 polygons"),
+]
+
+
+@pytest.mark.parametrize(("url", "body", "status", "message"), BAD)
+def test_bad_input_is_a_clear_4xx_and_changes_nothing(env: Env, url: str, body: Any,
+                                                      status: int, message: str) -> None:
+    prepared(env)
+    before = env.fingerprint()
+    response = env.client.post(url, json=body, headers=HOST)
+    assert response.status_code == status
+    assert message in response.json["error"], response.json
+    assert "\n" not in response.json["error"]
+    assert env.fingerprint() == before
+
+
+def test_tactical_deck_bounds_the_card(env: Env) -> None:
+    env.start(tactical=True)
+    response = env.client.post("/api/play", json={"seat": 1, "card": 28}, headers=HOST)
+    assert response.status_code == 400 and "1..27" in response.json["error"]
+
+
+def test_writes_without_a_game_are_refused(env: Env) -> None:
+    for url, body in [("/api/play", {"seat": 0, "card": 1}), ("/api/reveal", {"card": "1"}),
+                      ("/api/undo", {}), ("/api/finish", {})]:
+        response = env.client.post(url, json=body, headers=HOST)
+        assert response.status_code == 409, url
+        assert "game" in response.json["error"]
+
+
+def test_not_json_is_refused(playing: Env) -> None:
+    before = playing.fingerprint()
+    for data, ctype in [("seat=1&card=2", "application/x-www-form-urlencoded"),
+                        ("{not json", "application/json")]:
+        response = playing.client.post("/api/play", data=data, content_type=ctype, headers=HOST)
+        assert response.status_code == 400
+        assert "JSON" in response.json["error"]
+    assert playing.fingerprint() == before
+
+
+def test_oversized_body_is_413(playing: Env) -> None:
+    before = playing.fingerprint()
+    body = json.dumps({"text": "x" * 100_000})
+    response = playing.client.post("/api/note", data=body, content_type="application/json",
+                                   headers=HOST)
+    assert response.status_code == 413
+    assert "larger than 64 KB" in response.json["error"]
+    assert playing.fingerprint() == before
+
+
+def test_wrong_method_and_unknown_page(env: Env) -> None:
+    assert env.client.get("/api/play").status_code == 405
+    response = env.client.get("/api/nothing")
+    assert response.status_code == 404 and response.json == {"error": "no such page"}
+    assert env.client.get("/nothing").status_code == 404
+
+
+# --- photos --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def photos(env: Env) -> Env:
+    (env.photo_dir / "1").mkdir()
+    (env.photo_dir / "1" / "r1-t1.jpg").write_bytes(jpeg(1280, 720))
+    (env.photo_dir / "1" / "notes.txt").write_text("not a photo")
+    (env.root / "secret.jpg").write_bytes(jpeg())
+    os.symlink(env.root / "secret.jpg", env.photo_dir / "1" / "link.jpg")
+    return env
+
+
+def test_photo_and_thumbnail(photos: Env) -> None:
+    full = photos.client.get("/photos/1/r1-t1.jpg")
+    assert full.status_code == 200 and full.mimetype == "image/jpeg"
+    thumb = photos.client.get("/photos/1/r1-t1.jpg?size=thumb")
+    assert thumb.status_code == 200
+    image = cv2.imdecode(np.frombuffer(thumb.data, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape[:2] == (180, 320)
+
+
+@pytest.mark.parametrize("url", [
+    "/photos/../secret.jpg", "/photos/1/../../secret.jpg", "/photos/%2e%2e/secret.jpg",
+    "/photos/1/%2e%2e/%2e%2e/secret.jpg", "/photos//etc/passwd", "/photos/%2Fetc%2Fpasswd",
+    "/photos/1/link.jpg", "/photos/1/notes.txt", "/photos/1/r9-t9.jpg", "/photos/1\\r1-t1.jpg",
+    "/photos/1/.hidden.jpg", "/photos/1/r1-t1.jpg%00.txt",
+])
+def test_photo_path_tricks_are_404(photos: Env, url: str) -> None:
+    response = photos.client.get(url)
+    assert response.status_code in (404, 400), url
+    assert b"\xff\xd8" not in response.data[:2]
+
+
+# --- exports -------------------------------------------------------------------------------------
+
+
+def test_record_export_is_the_game_record(env: Env) -> None:
+    events = struck_game_events()
+    game_id = load_events(env, events)
+    env.client.post("/api/note", json={"text": "well played"}, headers=HOST)
+    response = env.client.get(f"/games/{game_id}/record.jsonl")
+    assert response.headers["Content-Disposition"].startswith("attachment")
+    lines = response.get_data(as_text=True).splitlines()
+    assert json.loads(lines[0]) == {"type": "tightrope-record", "version": 1}
+    folded = fold_record(iter_lines(lines))
+    assert replay_json(folded.game) == replay_json(Game.replay(events))
+    assert json.loads(lines[-1])["type"] == "note"
+
+
+def test_csv_scoresheet(env: Env) -> None:
+    events = struck_game_events()
+    game_id = load_events(env, events)
+    game = Game.replay(events)
+    rows = env.client.get(f"/games/{game_id}/scoresheet.csv").get_data(as_text=True).splitlines()
+    assert rows[0] == "round,dealer,Ana,Ana struck,Ben,Ben struck,Cy,Cy struck"
+    assert len(rows) == 1 + len(game.rounds) + 2
+    seat, target = next(pair for r in game.rounds for pair in r.struck)
+    cells = rows[1 + target].split(",")
+    assert cells[3 + 2 * seat] == "struck"
+    assert rows[-2].split(",")[2::2] == [str(t) for t in game.totals()]
+    assert rows[-1] == "winner," + ", ".join(game.setup.players[w] for w in game.winners())
+
+
+def test_csv_never_starts_a_formula(env: Env) -> None:
+    env.start(["=cmd()", "+Ben", "Cy"])
+    text = env.client.get("/games/1/scoresheet.csv").get_data(as_text=True)
+    assert "'=cmd()" in text and "'+Ben" in text and ",=cmd" not in text
+
+
+def test_history_lists_games_and_players(env: Env) -> None:
+    load_events(env, struck_game_events())
+    html = env.client.get("/history").get_data(as_text=True)
+    assert 'href="/games/1"' in html
+    for name in PLAYERS:
+        assert f"<td>{name}</td>" in html
+
+
+# --- live updates --------------------------------------------------------------------------------
+
+
+class Stop:
+    def __init__(self, after: int) -> None:
+        self.left = after
+
+    def is_set(self) -> bool:
+        self.left -= 1
+        return self.left < 0
+
+
+def ids(chunks: list[str]) -> list[int]:
+    return [int(line[4:]) for chunk in chunks for line in chunk.splitlines()
+            if line.startswith("id: ")]
+
+
+def test_stream_replays_what_a_reconnecting_browser_missed() -> None:
+    hub = Hub()
+    for i in range(5):
+        hub.publish({"n": i})
+    assert ids(list(stream(hub, 2, Stop(0)))) == [3, 4, 5]
+    assert ids(list(stream(hub, None, Stop(0)))) == [5]  # a new page: the newest whole view
+    assert ids(list(stream(hub, 99, Stop(0)))) == [5]  # ids from before a server restart
+    assert ids(list(stream(hub, 5, Stop(0)))) == []
+
+
+def test_stream_sends_new_views_and_keepalives() -> None:
+    hub = Hub()
+    hub.publish({"n": 0})
+    chunks = stream(hub, None, Stop(3), heartbeat=0.0, tick=0.01)
+    assert next(chunks).startswith("retry:")
+    assert ids([next(chunks)]) == [1]
+    hub.publish({"n": 1})
+    assert ids([next(chunks)]) == [2]
+    assert next(chunks) == ": keep-alive\n\n"
+
+
+def test_events_route_honours_last_event_id(playing: Env) -> None:
+    ctx = playing.app.extensions["tightrope"]
+    ctx.stopping.set()  # the stream sends what is due, then ends
+    playing.client.post("/api/reveal", json={"card": "2"}, headers=HOST)
+    newest = playing.referee.hub.latest()[0]
+    response = playing.client.get("/events", headers={"Last-Event-ID": str(newest - 1)})
+    assert response.mimetype == "text/event-stream"
+    body = response.get_data(as_text=True)
+    assert ids([body]) == [newest]
+    view = json.loads(body.split("data: ", 1)[1].split("\n", 1)[0])
+    assert view["state"]["trick_scoring"] == ["2"]
+    assert playing.client.get("/events?last=abc").status_code == 400
+
+
+def test_too_many_streams_get_503(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    ctx = env.app.extensions["tightrope"]
+    for _ in range(ctx.max_streams):
+        assert ctx.sse_slots.acquire(blocking=False)
+    response = env.client.get("/events")
+    assert response.status_code == 503 and response.headers["Retry-After"]
+    ctx.sse_slots.release()
+    ctx.stopping.set()
+    assert env.client.get("/events").status_code == 200
+
+
+# --- camera set-up -------------------------------------------------------------------------------
+
+
+def test_camera_snapshot(tmp_path: Path) -> None:
+    assert Env(tmp_path / "a").client.get("/camera.jpg").status_code == 404
+    (tmp_path / "b").mkdir()
+    env = Env(tmp_path / "b", camera=FakeCamera(jpeg()))
+    response = env.client.get("/camera.jpg")
+    assert response.status_code == 200 and response.data[:2] == b"\xff\xd8"
+
+
+def test_teach_capture_writes_the_design_names(tmp_path: Path) -> None:
+    env = Env(tmp_path, camera=FakeCamera(jpeg()))
+    before = env.client.post("/api/teach/capture", json={"name": "number-17"}, headers=ORIGIN)
+    assert before.status_code == 403
+    response = env.client.post("/api/teach/capture", json={"name": "number-17"}, headers=HOST)
+    assert response.status_code == 200 and response.json["done"] == 1
+    image = cv2.imread(str(tmp_path / "teach" / "number-17.png"))
+    assert image.shape[:2] == (180, 320)
+    for bad in ["number-51", "../x", "scoring-0-green"]:
+        response = env.client.post("/api/teach/capture", json={"name": bad}, headers=HOST)
+        assert response.status_code == 400
+    assert sorted(p.name for p in (tmp_path / "teach").iterdir()) == ["number-17.png"]
+    response = env.client.post("/api/teach/run", json={}, headers=HOST)
+    assert response.status_code == 409 and "60 card photos are missing" in response.json["error"]
+    assert len(TEACH_CARDS) == 61 and "scoring-0-blue" in TEACH_CARDS
+
+
+def test_teach_without_camera(env: Env) -> None:
+    response = env.client.post("/api/teach/capture", json={"name": "number-1"}, headers=HOST)
+    assert response.status_code == 404 and "camera" in response.json["error"]
+
+
+def test_zones_are_saved_in_the_design_format(env: Env) -> None:
+    seats = [[[0, 0], [400, 0], [400, 200]], [[0, 300], [300, 300], [0, 700]],
+             [[900, 0], [1280, 0], [1280, 700.5]]]
+    body = {"seats": seats, "scoring": [[450, 300], [850, 300], [850, 420], [450, 420]]}
+    assert env.client.post("/api/zones", json=body, headers=ORIGIN).status_code == 403
+    response = env.client.post("/api/zones", json=body, headers=HOST)
+    assert response.status_code == 200
+    saved = json.loads((env.root / "zones.json").read_text())
+    assert saved["seats"][2][2] == [1280, 700.5] and len(saved["scoring"]) == 4
+    from vision.zones import Zones
+
+    assert Zones.from_dict(saved).n_seats == 3
+
+
+@pytest.mark.parametrize(("scoring", "message"), [
+    ([[0, 0], [1, 1]], "3 to 64 points"),
+    ([[0, 0], [10, 0], [20, 0]], "no area"),
+    ([[0, 0], [10, "a"], [20, 5]], "[x, y]"),
+    ([[0, 0], [10, 0], [20, 1e9]], "outside the frame"),
+    ([[0, 0], [10, 0], [20, -5]], "outside the frame"),
+])
+def test_bad_zones_are_refused(env: Env, scoring: Any, message: str) -> None:
+    seats = [[[0, 0], [100, 0], [100, 100]]] * 3
+    response = env.client.post("/api/zones", json={"seats": seats, "scoring": scoring},
+                               headers=HOST)
+    assert response.status_code == 400 and message in response.json["error"]
+    assert not (env.root / "zones.json").exists()
+
+
+# --- charts and the PIN store --------------------------------------------------------------------
+
+
+def test_line_chart_is_valid_svg_with_a_line_per_player() -> None:
+    svg = charts.line_chart("Round 1 <test>", ["Ana", "Ben & co"], [[0, 3, -2], [0, -3, 4]],
+                            ["start", "1", "2"], "blue + / red −")
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert len(root.findall(f"{ns}polyline")) == 2
+    assert root.find(f"{ns}title").text == "Round 1 <test>"
+    assert any(t.text == "Ben & co 4" for t in root.iter(f"{ns}text"))
+    with pytest.raises(ValueError):
+        charts.line_chart("x", ["a"], [[1, 2]], ["only one"])
+
+
+def test_pin_store_hashes_and_locks(tmp_path: Path) -> None:
+    now = [0.0]
+    store = PinStore(tmp_path / "pin", clock=lambda: now[0])
+    assert not store.is_set() and not store.check("1234")
+    store.set_pin("1234")
+    text = (tmp_path / "pin").read_text()
+    assert "1234" not in text and text.startswith("scrypt$")
+    assert (tmp_path / "pin").stat().st_mode & 0o777 == 0o600
+    assert store.check("1234") and not store.check("4321")
+    for _ in range(4):
+        store.check("0000")
+    assert store.locked_for() > 0 and not store.check("1234")  # locked, even the right PIN
+    now[0] += 31
+    assert store.check("1234")
+    with pytest.raises(PinError):
+        store.set_first("5555")
+
+
+def test_preset_hash_from_the_config(tmp_path: Path) -> None:
+    preset = hash_pin("97531")
+    store = PinStore(tmp_path / "pin", preset_hash=preset)
+    assert store.is_set() and store.check("97531") and verify_hash("97531", preset)
+    with pytest.raises(PinError, match="preset"):
+        store.set_pin("1111")
+    with pytest.raises(PinError):
+        PinStore(tmp_path / "pin", preset_hash="md5$abc")
+
+
+def test_teach_run_uses_the_vision_teacher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.cli
+
+    calls: list[tuple[str, str]] = []
+
+    def fake_teach(folder: str, out: str) -> int:
+        calls.append((folder, out))
+        Path(out).write_bytes(b"deck")
+        return 0
+
+    monkeypatch.setattr(vision.cli, "teach_main", fake_teach)
+    env = Env(tmp_path, camera=FakeCamera(jpeg()))
+    (tmp_path / "teach").mkdir()
+    for name in TEACH_CARDS:
+        cv2.imwrite(str(tmp_path / "teach" / f"{name}.png"), np.zeros((8, 8, 3), np.uint8))
+    assert env.client.get("/api/teach").json["done"] == TEACH_CARDS
+    response = env.client.post("/api/teach/run", json={}, headers=HOST)
+    assert response.status_code == 200
+    job = env.app.extensions["tightrope"].teach_job
+    for _ in range(200):
+        if not job.running:
+            break
+        time.sleep(0.01)
+    assert calls == [(str(tmp_path / "teach"), str(tmp_path / "deck.npz"))]
+    assert "deck written" in env.client.get("/api/teach").json["job"]["result"]
+
+
+def test_teach_run_needs_the_pin(env: Env) -> None:
+    response = env.client.post("/api/teach/run", json={}, headers=ORIGIN)
+    assert response.status_code == 403
+
+
+def test_every_route_is_exercised_here(env: Env) -> None:
+    """A new route must come with its tests: some URL written in this file matches each rule."""
+    source = Path(__file__).read_text()
+    urls = {re.sub(r"\{[^}]*\}", "1", u).split("?")[0]
+            for u in re.findall(r'"(/[^"\s]*)"', source)}
+    for rule in env.app.url_map.iter_rules():
+        pattern = re.sub(r"<int:\w+>", r"\\d+", rule.rule)
+        pattern = re.sub(r"<path:\w+>", ".+", pattern)
+        assert any(re.fullmatch(pattern, url) for url in urls), f"no test requests {rule.rule}"

@@ -1,0 +1,196 @@
+"""The table page in a real browser: Debian's headless Chromium driven by Playwright, against the
+real server (web.server) and a running referee.
+
+Opens the table page, pushes a trick through the referee and sees the page update without a
+reload within a second, resolves a conflict with the host PIN, and saves a screenshot to
+test-artifacts/table.png. Without Chromium it fails under CI (CI=true) and skips elsewhere;
+`make test` (scripts/ensure-chromium.sh) installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.commands import CameraStatus, ManualEvent, NewGame
+from companion.hub import Hub
+from companion.referee import Referee
+from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
+from companion.store import Store
+from web.app import create_app
+from web.auth import PinStore
+from web.server import make_server
+
+PIN = "5791"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium_path() -> str:
+    path = (os.environ.get("TIGHTROPE_CHROMIUM") or shutil.which("chromium")
+            or "/usr/bin/chromium")
+    reason = None
+    if not Path(path).exists():
+        reason = f"no chromium at {path}: run `sh scripts/ensure-chromium.sh`"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            reason = "the playwright package is missing: pip install -e '.[test]'"
+    if reason is not None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+class Table:
+    """A referee with its loop running and the real web server on a free loopback port."""
+
+    def __init__(self, root: Path, pin: bool = True) -> None:
+        self.store = Store(root / "tightrope.db")
+        self.referee = Referee(self.store, Hub(), photo_dir=root / "photos")
+        pins = PinStore(root / "host-pin")
+        if pin:
+            pins.set_pin(PIN)
+        app = create_app(self.referee, self.store, photo_dir=root / "photos", pin_store=pins)
+        self.server = make_server(app, "127.0.0.1", 0, threads=16)
+        self.url = f"http://127.0.0.1:{self.server.port}"
+        self.referee.start()
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.close()
+        self.thread.join(timeout=5)
+        self.referee.stop()
+        self.store.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    t = Table(tmp_path)
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def page() -> Iterator[Any]:
+    executable = chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 412, "height": 915},
+                                      device_scale_factor=1)
+        yield context.new_page()
+        browser.close()
+
+
+def test_table_page_updates_live_and_resolves_a_conflict(table: Table, page: Any) -> None:
+    ref = table.referee
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    expected = "the server responded with a status of 403"  # the writes sent before the PIN
+    page.on("console", lambda msg: errors.append(msg.text)
+            if msg.type == "error" and expected not in msg.text else None)
+
+    page.goto(table.url + "/")
+    page.wait_for_selector("#conn[data-state=live]", timeout=5000)
+    page.wait_for_selector("#no-game:not([hidden])", timeout=5000)
+
+    ref.call(NewGame(GameStarted(("Ana", "Ben", "Cy"), 0)))
+    page.wait_for_selector("#seat-2", timeout=2000)
+    page.evaluate("window.__sameDocument = true")  # gone if the page reloads
+
+    # One trick through the referee: scoring card 3; 7, 28, 36 (RULES.md's worked example).
+    frame = np.full((360, 640, 3), (40, 90, 140), np.uint8)  # what the camera "saw"
+    cv2.putText(frame, "36 7 28", (60, 200), cv2.FONT_HERSHEY_SIMPLEX, 3, (255, 255, 255), 5)
+    ref.last_frame = frame  # the referee keeps it as the photo of the trick it scores
+    ref.call(ManualEvent(ScoringRevealed(ScoringCard.parse("3"))))
+    for seat, card in [(1, 7), (2, 28)]:
+        ref.call(ManualEvent(CardPlayed(seat, card)))
+    page.wait_for_selector("#trick-plays >> text=28", timeout=1000)
+    pushed = time.monotonic()
+    ref.call(ManualEvent(CardPlayed(0, 36)))
+    page.wait_for_selector("#last-trick >> text=takes 3 blue", timeout=1000)
+    seen_after = time.monotonic() - pushed
+    assert seen_after < 1.0
+    assert page.evaluate("window.__sameDocument") is True
+    assert "Ana (36) takes 3 blue" in page.text_content("#last-trick")
+    assert "Ben (7) takes 3 red" in page.text_content("#last-trick")
+    assert page.locator("#seat-0 .stick.blue").count() == 3
+    assert page.locator("#seat-1 .stick.red").count() == 3
+    assert "trick 2/9" in page.text_content("#where")
+    page.wait_for_selector("#last-photo:not([hidden]) img", timeout=2000)
+    assert page.get_attribute("#last-photo", "href") == "/photos/1/r1-t1.jpg"
+
+    # A conflict: the banner shows its choices; answering needs the host PIN.
+    chosen: list[str] = []
+    ref.raise_conflict("Is Ben's card a 6 or a 9?", [
+        ("six", "It is a 6", lambda: chosen.append("six")),
+        ("nine", "It is a 9", lambda: chosen.append("nine")),
+    ])
+    ref.put(CameraStatus(ok=True))  # any message makes the referee's loop publish the view
+    page.wait_for_selector("#banner:not([hidden]) >> text=6 or a 9", timeout=2000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "table-conflict.png"))
+    page.click("button[data-choice=nine]")
+    page.wait_for_selector("#pin-dialog[open]", timeout=2000)
+    page.fill("#pin-input", "0000")
+    page.click("#pin-ok")
+    page.wait_for_selector("#pin-error >> text=wrong PIN", timeout=2000)
+    assert chosen == []
+    page.fill("#pin-input", PIN)
+    page.click("#pin-ok")
+    page.wait_for_selector("#banner", state="hidden", timeout=3000)
+    assert chosen == ["nine"]
+    assert page.evaluate("window.__sameDocument") is True
+
+    page.screenshot(path=str(ARTIFACTS / "table.png"), full_page=True)
+    assert (ARTIFACTS / "table.png").stat().st_size > 10_000
+    assert errors == []
+
+
+def test_first_pin_new_game_and_entry_by_hand(tmp_path: Path, page: Any) -> None:
+    table = Table(tmp_path, pin=False)
+    try:
+        page.goto(table.url + "/setup")
+        page.fill("#set-pin input[name=pin]", PIN)
+        page.click("#set-pin button")
+        page.wait_for_selector("#host-state >> text=logged in as host", timeout=3000)
+        names = page.locator("#new-game input[name=player]")
+        for i, name in enumerate(["Ana", "Ben", "Cy", "Dora"]):
+            names.nth(i).fill(name)
+        page.select_option("#new-game select[name=first_dealer]", "1")
+        page.click("#new-game button[type=submit]")
+        page.wait_for_selector("#seat-3", timeout=3000)  # back on the table, four seats
+        assert table.referee.game.setup.players == ("Ana", "Ben", "Cy", "Dora")
+        assert "dealer Ben" in page.text_content("#where")
+
+        page.click("#manual summary")
+        page.click("#manual-reveal button[data-card='5']")
+        page.wait_for_selector("#trick-scoring >> text=5", timeout=2000)
+        page.fill("#manual-card", "17")  # Cy leads (left of the dealer Ben)
+        page.click("#manual-play button[type=submit]")
+        page.wait_for_selector("#trick-plays >> text=17", timeout=2000)
+        page.fill("#manual-card", "17")  # the same card again: the rules refuse it
+        page.click("#manual-play button[type=submit]")
+        page.wait_for_selector("#toast.bad >> text=already played", timeout=2000)
+        page.click("#undo")
+        page.wait_for_selector("#trick-plays >> text=17", state="detached", timeout=2000)
+        events = table.store.events(table.referee.game_id)
+        assert [type(e).__name__ for e in events[1:]] == [
+            "ScoringRevealed", "CardPlayed", "Undo"]
+    finally:
+        table.close()

@@ -1,0 +1,129 @@
+"""The web scoresheet: a Flask application factory with one blueprint per part.
+
+`create_app` only reads the referee (its hub, its game) and the store, and sends the referee
+commands; it never changes the game itself (DESIGN.md: one state owner).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from .auth import PinError, PinStore
+from .camera_setup import TeachJob
+from .guard import BadInput, Forbidden, NotFound, Refused
+
+MAX_BODY = 64 * 1024  # the largest write (a zones file) is a few KB
+SSE_HEADROOM = 8  # server threads kept free for pages and writes while SSE streams hold others
+
+
+@dataclass
+class WebContext:
+    referee: Any
+    store: Any
+    photo_dir: Path
+    pins: PinStore
+    camera: Any = None
+    teach_dir: Path | None = None
+    zones_path: Path | None = None
+    max_streams: int = 64
+    heartbeat: float = 15.0
+    call_timeout: float = 10.0
+    stopping: threading.Event = field(default_factory=threading.Event)
+    teach_job: TeachJob = field(default_factory=TeachJob)
+
+    def __post_init__(self) -> None:
+        self.sse_slots = threading.BoundedSemaphore(self.max_streams)
+        from .api import Encoded
+
+        self.encoded = Encoded()
+
+
+def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore,
+               camera: Any = None, teach_dir: Path | None = None, testing: bool = False,
+               zones_path: Path | None = None, max_streams: int = 64,
+               heartbeat: float = 15.0) -> Flask:
+    """The web app. `zones_path` defaults to zones.json in the data dir (photo_dir's parent);
+    `max_streams` caps live SSE connections (keep it below the server's thread count)."""
+    app = Flask(__name__)
+    app.config.update(
+        TESTING=testing,
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        SECRET_KEY=pin_store.secret_key(),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=7),
+        JSON_SORT_KEYS=False,
+    )
+    app.url_map.merge_slashes = False  # "//etc/passwd" must reach the photo guard, not redirect
+    photo_dir = Path(photo_dir)
+    app.extensions["tightrope"] = WebContext(
+        referee, store, photo_dir, pin_store, camera,
+        Path(teach_dir) if teach_dir else None,
+        Path(zones_path) if zones_path else photo_dir.parent / "zones.json",
+        max_streams, heartbeat,
+    )
+    from . import api, camera_setup, pages
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(api.events_bp)
+    app.register_blueprint(camera_setup.bp)
+    _errors(app)
+    app.after_request(_security_headers)
+    app.context_processor(lambda: {"pin_missing": not pin_store.is_set()})
+    return app
+
+
+def stop_streams(app: Flask) -> None:
+    """End every live SSE stream within a second (server shutdown)."""
+    app.extensions["tightrope"].stopping.set()
+
+
+STATUS = {BadInput: 400, PinError: 400, Forbidden: 403, NotFound: 404, Refused: 409}
+
+
+def _wants_json() -> bool:
+    path = request.path
+    return (path.startswith("/api/") or path.startswith("/events")
+            or request.accept_mimetypes.best == "application/json")
+
+
+def _error(message: str, status: int) -> Any:
+    if _wants_json():
+        response = jsonify({"error": message})
+        response.status_code = status
+        return response
+    return render_template("error.html", message=message, status=status), status
+
+
+def _errors(app: Flask) -> None:
+    for kind, status in STATUS.items():
+        app.register_error_handler(kind, lambda err, s=status: _error(str(err), s))
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(err: RequestEntityTooLarge) -> Any:
+        return _error(f"the request body is larger than {MAX_BODY // 1024} KB", 413)
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException) -> Any:
+        messages = {404: "no such page", 405: "that method is not allowed here"}
+        return _error(messages.get(err.code or 0, err.description or err.name), err.code or 500)
+
+
+def _security_headers(response: Response) -> Response:
+    # Everything is served from here: no CDN, no inline scripts from elsewhere, no framing.
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "frame-ancestors 'none'",
+    )
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response

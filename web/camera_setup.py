@@ -1,0 +1,213 @@
+"""Camera set-up from a phone: the deck-teach wizard and the zones drawn on a snapshot."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, render_template
+
+from .guard import BadInput, NotFound, Refused, host_only, is_host, json_body, text
+
+bp = Blueprint("camera_setup", __name__)
+
+# DESIGN.md's teach-folder names, in the order the wizard asks for them.
+TEACH_CARDS = ([f"number-{n}" for n in range(1, 51)] + [f"scoring-{v}" for v in range(1, 10)]
+               + ["scoring-0-blue", "scoring-0-red"])
+MAX_COORD = 10_000
+MAX_POINTS = 64
+
+
+def ctx() -> Any:
+    return current_app.extensions["tightrope"]
+
+
+def teach_label(name: str) -> str:
+    kind, _, rest = name.partition("-")
+    if kind == "number":
+        return f"number card {rest}"
+    if rest.startswith("0-"):
+        return f"the {rest[2:]} 0 scoring card"
+    return f"scoring card {rest}"
+
+
+@dataclass
+class TeachJob:
+    """The one teach run at a time (it takes minutes on a Pi): its state for the page."""
+
+    running: bool = False
+    result: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"running": self.running, "result": self.result}
+
+
+def snapshot() -> bytes:
+    camera = ctx().camera
+    if camera is None:
+        raise NotFound("no camera is connected")
+    data = camera.snapshot_jpeg()
+    if not data:
+        raise NotFound("the camera has no frame yet")
+    return data
+
+
+@bp.get("/camera.jpg")
+def camera_jpg() -> Response:
+    response = Response(snapshot(), mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# --- the teach wizard ---------------------------------------------------------------------------
+
+
+def teach_dir() -> Path:
+    folder = ctx().teach_dir
+    if folder is None:
+        raise NotFound("no teach folder is configured")
+    return folder
+
+
+def captured() -> list[str]:
+    folder = ctx().teach_dir
+    if folder is None or not folder.is_dir():
+        return []
+    return [name for name in TEACH_CARDS if (folder / f"{name}.png").is_file()]
+
+
+@bp.get("/setup/teach")
+def teach_page() -> str:
+    c = ctx()
+    return render_template("teach.html", page="setup", cards=TEACH_CARDS,
+                           labels=[teach_label(n) for n in TEACH_CARDS], done=captured(),
+                           camera=c.camera is not None, teach_dir=c.teach_dir, host=is_host(),
+                           job=c.teach_job.to_json())
+
+
+@bp.get("/api/teach")
+def teach_status() -> Response:
+    return jsonify({"done": captured(), "total": len(TEACH_CARDS),
+                    "job": ctx().teach_job.to_json()})
+
+
+@bp.post("/api/teach/capture")
+@host_only
+def teach_capture() -> Response:
+    body = json_body({"name"})
+    name = text(body, "name", 32, required=True)
+    if name not in TEACH_CARDS:
+        raise BadInput(f"{name!r} is not a card of the deck (e.g. number-17, scoring-0-red)")
+    folder = teach_dir()
+    import cv2
+    import numpy as np
+
+    image = cv2.imdecode(np.frombuffer(snapshot(), np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise Refused("the camera frame cannot be decoded")
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{name}.tmp.png"
+    if not cv2.imwrite(str(tmp), image):
+        raise Refused(f"cannot write {folder / name}.png")
+    os.replace(tmp, folder / f"{name}.png")
+    return jsonify({"ok": True, "name": name, "done": len(captured()),
+                    "total": len(TEACH_CARDS)})
+
+
+@bp.post("/api/teach/run")
+@host_only
+def teach_run() -> Response:
+    json_body(set())
+    folder = teach_dir()
+    missing = [n for n in TEACH_CARDS if n not in set(captured())]
+    if missing:
+        raise Refused(f"{len(missing)} card photos are missing, first: {missing[0]}")
+    try:
+        from vision.cli import teach_main
+    except ImportError as err:
+        raise Refused(f"the vision teach tool is not installed ({err})") from None
+    job: TeachJob = ctx().teach_job
+    deck = folder.parent / "deck.npz"
+    with job.lock:
+        if job.running:
+            raise Refused("teaching is already running")
+        job.running, job.result = True, ""
+
+    def work() -> None:
+        try:
+            code = teach_main(str(folder), str(deck))
+            job.result = (f"deck written to {deck}; set paths.deck to it and restart"
+                          if code == 0 else f"teach failed (exit code {code}); see the log")
+        except Exception as err:  # noqa: BLE001 - the page must learn what happened
+            job.result = f"teach failed: {err}"
+        finally:
+            job.running = False
+
+    threading.Thread(target=work, name="teach", daemon=True).start()
+    return jsonify({"ok": True, "job": job.to_json()})
+
+
+# --- zones --------------------------------------------------------------------------------------
+
+
+def polygon(raw: Any, what: str) -> list[list[float]]:
+    if not isinstance(raw, list) or not 3 <= len(raw) <= MAX_POINTS:
+        raise BadInput(f"{what} needs 3 to {MAX_POINTS} points")
+    points = []
+    for point in raw:
+        if (not isinstance(point, list) or len(point) != 2
+                or any(isinstance(v, bool) or not isinstance(v, int | float) for v in point)):
+            raise BadInput(f"{what}: each point is [x, y] in pixels")
+        x, y = float(point[0]), float(point[1])
+        if not (math.isfinite(x) and math.isfinite(y) and 0 <= x <= MAX_COORD
+                and 0 <= y <= MAX_COORD):
+            raise BadInput(f"{what}: point {point} is outside the frame")
+        points.append([round(x, 1), round(y, 1)])
+    if abs(_area(points)) < 1.0:
+        raise BadInput(f"{what}: the polygon has no area")
+    return points
+
+
+def _area(points: list[list[float]]) -> float:
+    return 0.5 * sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2)
+                     in zip(points, points[1:] + points[:1], strict=True))
+
+
+@bp.get("/setup/zones")
+def zones_page() -> str:
+    c = ctx()
+    current = None
+    if c.zones_path is not None and c.zones_path.is_file():
+        try:
+            current = json.loads(c.zones_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            current = None
+    game = c.referee.game
+    seats = list(game.setup.players) if game else []
+    return render_template("zones.html", page="setup", camera=c.camera is not None,
+                           current=current, seats=seats, host=is_host(), path=c.zones_path)
+
+
+@bp.post("/api/zones")
+@host_only
+def save_zones() -> Response:
+    body = json_body({"seats", "scoring"})
+    seats = body.get("seats")
+    if not isinstance(seats, list) or not 3 <= len(seats) <= 5:
+        raise BadInput("seats must be 3 to 5 polygons, in clockwise seat order")
+    zones = {"seats": [polygon(p, f"seat {i}") for i, p in enumerate(seats)],
+             "scoring": polygon(body.get("scoring"), "scoring row")}
+    path: Path | None = ctx().zones_path
+    if path is None:
+        raise NotFound("no zones file is configured")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(zones), encoding="utf-8")
+    os.replace(tmp, path)
+    return jsonify({"ok": True, "path": str(path), "zones": zones})

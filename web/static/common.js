@@ -1,0 +1,97 @@
+"use strict";
+// Shared by every page: JSON writes with the host PIN, the PIN dialog, short messages.
+const TR = (() => {
+  const dialog = document.getElementById("pin-dialog");
+  const form = document.getElementById("pin-form");
+  const input = document.getElementById("pin-input");
+  const error = document.getElementById("pin-error");
+  const toastBox = document.getElementById("toast");
+  let toastTimer = null;
+
+  function toast(message, bad) {
+    toastBox.textContent = message;
+    toastBox.className = bad ? "show bad" : "show";
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { toastBox.className = ""; }, bad ? 6000 : 2500);
+  }
+
+  async function send(url, body) {
+    const response = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "Accept": "application/json"},
+      body: JSON.stringify(body || {}),
+    });
+    let data;
+    try { data = await response.json(); } catch (e) { data = {error: response.statusText}; }
+    return {response, data};
+  }
+
+  // Resolves true once the host PIN was accepted, false if the person cancels.
+  function askPin() {
+    return new Promise((resolve) => {
+      error.textContent = "";
+      input.value = "";
+      const done = (ok) => {
+        form.onsubmit = null;
+        document.getElementById("pin-cancel").onclick = null;
+        dialog.close();
+        resolve(ok);
+      };
+      form.onsubmit = async (event) => {
+        event.preventDefault();
+        const {response, data} = await send("/api/login", {pin: input.value});
+        if (response.ok) { toast("logged in as host"); showHost(); done(true); }
+        else { error.textContent = data.error || "refused"; input.select(); }
+      };
+      document.getElementById("pin-cancel").onclick = () => done(false);
+      dialog.showModal();
+      input.focus();
+    });
+  }
+
+  // A write: asks for the PIN when it is needed, shows the referee's one-line answer.
+  async function post(url, body) {
+    let {response, data} = await send(url, body);
+    if (response.status === 403 && /host PIN/.test(data.error || "")) {
+      if (!(await askPin())) throw new Error("cancelled");
+      ({response, data} = await send(url, body));
+    }
+    if (!response.ok) {
+      toast(data.error || ("error " + response.status), true);
+      throw new Error(data.error);
+    }
+    return data;
+  }
+
+  const hostButton = document.getElementById("host-button");
+  async function showHost() {
+    try {
+      const me = await (await fetch("/api/whoami", {credentials: "same-origin"})).json();
+      hostButton.textContent = me.host ? "Host ✓" : "Host";
+      hostButton.dataset.host = me.host ? "yes" : "no";
+    } catch (e) { /* offline: keep the label */ }
+  }
+  showHost();
+
+  hostButton.addEventListener("click", async () => {
+    const r = await fetch("/api/whoami", {credentials: "same-origin"});
+    const me = await r.json();
+    if (!me.pin_set) { location.href = "/setup"; return; }
+    if (me.host) { toast("this phone is host"); return; }
+    askPin();
+  });
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v);
+    }
+    for (const child of children) if (child != null) node.append(child);
+    return node;
+  }
+
+  return {post, toast, askPin, el};
+})();
