@@ -36,7 +36,8 @@ class Host(Protocol):
     @property
     def game(self) -> Game | None: ...
     def apply_event(self, event: Any) -> Any: ...
-    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]]) -> None: ...
+    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]],
+            moot: Callable[[], bool] | None = None) -> None: ...
 
 
 @dataclass
@@ -144,10 +145,11 @@ class TableInterpreter:
             self.host.ask(f"A number card ({reading.value}) lies in the scoring row.",
                           [("ignore", "OK", lambda: None)])
             return
+        trick = (game.round_index, game.trick_index)
         self.host.ask("Which scoring card was just revealed?", [
             *((f"scoring:{c}", str(c), self._add_scoring(c, t)) for c in options[:4]),
             ("ignore", "Not a new scoring card", lambda: None),
-        ])
+        ], moot=lambda: self._trick_has_value(trick))
 
     def _number_seen(self, game: Game, seat: int, reading: Any, t: float) -> None:
         seen = sure_card(reading)
@@ -183,10 +185,11 @@ class TableInterpreter:
             self.host.ask(f"Card {seen_value} in front of {name} was already played this "
                           "round — a misread?", [("ignore", "Ignore it", lambda: None)])
             return
+        trick = (game.round_index, game.trick_index)
         self.host.ask(f"Which card did {name} play?", [
             *((f"card:{c}", str(c), self._set_play(seat, c, t)) for c in options[:4]),
             ("ignore", "Not a card / ignore", lambda: None),
-        ])
+        ], moot=lambda: self._seat_has_played(trick, seat))
 
     def _ask_whose(self, game: Game, reading: Any, t: float, zone: Any) -> None:
         card, _ = narrow(reading, lambda c: _legal_number(game, c))
@@ -249,7 +252,8 @@ class TableInterpreter:
                 f"{self._name(game, seat)} played {pending.card} out of turn "
                 f"(waiting for {turn}).",
                 [("wait", f"Keep it, wait for {turn}", lambda: None),
-                 ("ignore", "Ignore the card", self._drop_play(seat))])
+                 ("ignore", "Ignore the card", self._drop_play(seat))],
+                moot=lambda seat=seat, pending=pending: self.plays.get(seat) is not pending)
 
     # -- choices ------------------------------------------------------------------------------
 
@@ -272,6 +276,28 @@ class TableInterpreter:
         def choose() -> None:
             self.plays.pop(seat, None)
         return choose
+
+    # -- when a question answered itself --------------------------------------------------------
+
+    def _moved_on(self, trick: tuple[int, int]) -> Game | None:
+        """The game in play if it is still in that (round, trick), else None."""
+        game = self.host.game  # read now: a correction replays the game into a new object
+        if game is None or game.game_over or (game.round_index, game.trick_index) != trick:
+            return None
+        return game
+
+    def _trick_has_value(self, trick: tuple[int, int]) -> bool:
+        """The trick asked about has its value card now (or is over): no scoring card is
+        missing from it any more."""
+        game = self._moved_on(trick)
+        return (game is None or game.trick_value is not None
+                or any(not p.card.is_zero for p in self.scoring))
+
+    def _seat_has_played(self, trick: tuple[int, int], seat: int) -> bool:
+        """The seat asked about has a card in that trick now (seen clearly, or chosen), or the
+        trick is over."""
+        game = self._moved_on(trick)
+        return game is None or seat in self.plays or any(p.seat == seat for p in game.trick_plays)
 
     @staticmethod
     def _name(game: Game, seat: int) -> str:

@@ -47,6 +47,7 @@ class Conflict:
     message: str
     choices: list[tuple[str, str]]  # (choice id, label); the first is what OK means
     actions: dict[str, Callable[[], None]] = field(default_factory=dict, repr=False)
+    moot: Callable[[], bool] | None = field(default=None, repr=False)  # the game answered it
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "message": self.message,
@@ -140,6 +141,7 @@ class Referee:
                 self.handle(message)
             except (CommandError, RuleError, ValueError) as err:
                 self.message = str(err)
+        self._withdraw_moot()
         self.publish()
         return True
 
@@ -249,13 +251,19 @@ class Referee:
 
     # -- conflicts ------------------------------------------------------------------------------
 
-    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]]) -> None:
-        """Queue a question for a person: status amber, web banner, OK button = first choice."""
+    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]],
+            moot: Callable[[], bool] | None = None) -> None:
+        """Queue a question for a person: status amber, web banner, OK button = first choice.
+        `moot` says when the question no longer needs an answer (the camera saw the card
+        clearly after all, or the game moved on): it is then withdrawn."""
         self._conflict_ids += 1
         self.conflicts.append(Conflict(
             self._conflict_ids, message, [(c, label) for c, label, _ in choices],
-            {c: action for c, _, action in choices},
+            {c: action for c, _, action in choices}, moot,
         ))
+
+    def _withdraw_moot(self) -> None:
+        self.conflicts = [c for c in self.conflicts if c.moot is None or not c.moot()]
 
     raise_conflict = ask
 

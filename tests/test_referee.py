@@ -102,6 +102,32 @@ def test_unsure_read_asks_and_nothing_is_scored(referee):
         referee.call(Resolve(conflict["id"], "card:17"))
 
 
+def test_a_question_the_camera_answers_later_is_withdrawn(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-5")))
+    unsure = reading(("number-12", 0.3), ("number-22", 0.2), ("number-32", 0.1), kind="unknown")
+    feed(referee, 1.1, seen(1, unsure))
+    assert "Which card did Ben play?" in referee.conflict.message
+    feed(referee, 1.5, seen(1, unsure, "removed"), seen(1, sure("number-32")))  # a clear look
+    assert referee.conflict is None and referee.game.trick_plays[0].card == 32
+
+
+def test_a_question_of_a_finished_trick_is_withdrawn(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-5")))
+    feed(referee, 1.1, seen(1, reading(("number-12", 0.3), ("number-22", 0.2), kind="unknown")))
+    referee.call(ManualEvent(CardPlayed(1, 22)))  # the host typed it in on the web page
+    assert referee.conflict is None
+    feed(referee, 2.0, seen("scoring", reading(("scoring-6", 0.3), ("scoring-3", 0.3))))
+    assert referee.conflict is None  # this trick has its value card: not a new reveal
+
+
+def test_an_unrelated_question_stays(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-5")))
+    feed(referee, 1.1, seen(1, reading(("number-12", 0.3), ("number-22", 0.2), kind="unknown")))
+    feed(referee, 1.2, seen(2, sure("number-40")))  # Cy's card waits for Ben's
+    assert "Which card did Ben play?" in referee.conflict.message
+    assert referee.view()["waiting"] == 1
+
+
 def test_ok_button_takes_the_first_choice(referee):
     feed(referee, 0.0, seen(1, reading(("number-17", 0.45), ("number-47", 0.4), kind="unknown")))
     referee.call(ButtonPress("ok"))
