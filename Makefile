@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/tightrope-companion replay companion/samples/sample-game.jsonl
+	$(VENV)/bin/tightrope-companion demo $(DEMO_FLAGS)
 
 browser:
 	@sh scripts/ensure-chromium.sh
