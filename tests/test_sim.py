@@ -1,7 +1,10 @@
 """vision.sim: frames, truth, footage and labelled sets of the simulated table."""
 
+import hashlib
 import json
 import os
+import subprocess
+import sys
 
 import cv2
 import numpy as np
@@ -17,6 +20,7 @@ from vision.sim import (
     random_scene,
     render_frame,
     render_table,
+    scoring_row_scene,
 )
 from vision.sim.footage import (
     ClearRound,
@@ -302,14 +306,16 @@ def test_table_layout_partitions_the_seats(n):
 
 
 def test_labelled_set(tmp_path):
-    out = make_labelled_set(tmp_path / "set", 10, seed=1, size=SMALL, cards_per_frame=(2, 4))
+    out = make_labelled_set(tmp_path / "set", len(HARD_CONDITIONS), seed=1, size=SMALL,
+                            cards_per_frame=(2, 4))
     rows = load_labelled_set(out)
     assert [r["condition"] for r in rows] == list(HARD_CONDITIONS)
     for row in rows:
         img = cv2.imread(row["path"])
         assert img is not None and img.shape == (360, 640, 3)
         assert row["image"].endswith(".jpg" if row["condition"] == "blur_noise_jpeg" else ".png")
-        assert 1 <= len(row["cards"]) <= 4
+        if row["condition"] != "scoring_row":  # a row lays out its own cards
+            assert 1 <= len(row["cards"]) <= 4
         for card in row["cards"]:
             CardId.from_label(card["label"])
             assert np.array(card["corners"]).shape == (4, 2)
@@ -320,3 +326,58 @@ def test_labelled_set(tmp_path):
         assert tl[1] > br[1]  # upside down
     with pytest.raises(SimError):
         make_labelled_set(tmp_path / "bad", 2, conditions=["fog"])
+
+
+def test_bad_placements_raise():
+    with pytest.raises(SimError):
+        render_frame([Placement(N(1), (100.0, 100.0), 0.0, 0.0)], Conditions())
+    with pytest.raises(SimError):
+        render_frame([Placement("number-1", (100.0, 100.0), 0.0, 90.0)], Conditions())
+    with pytest.raises(SimError):
+        render_frame([], Conditions(), size=(10, 10))
+    with pytest.raises(SimError):
+        render_frame([], Conditions(), seed=-1)
+
+
+def test_frames_are_the_same_in_another_process():
+    code = ("import hashlib, numpy as np; from vision.sim import *; from vision.cards import *;"
+            "img, _ = render_frame(random_scene(np.random.default_rng(4), 3, (320, 200),"
+            " width_range=(40, 60)), Conditions(table='wood_dark', tilt_deg=7, glare=1, noise=3,"
+            " hands=1), (320, 200), seed=9); print(hashlib.sha256(img.tobytes()).hexdigest())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONHASHSEED": "123"})
+    img, _ = render_frame(random_scene(np.random.default_rng(4), 3, (320, 200),
+                                       width_range=(40, 60)),
+                          Conditions(table="wood_dark", tilt_deg=7, glare=1, noise=3, hands=1),
+                          (320, 200), seed=9)
+    assert out.stdout.strip() == hashlib.sha256(img.tobytes()).hexdigest()
+
+
+def test_a_moving_hand_is_smeared():
+    from vision.sim.hands import draw_hand
+
+    def partial(blur):
+        img = np.full((300, 400, 3), 128.0, np.float32)
+        pose = HandPose(entry=(200.0, -100.0), tip=(200.0, 250.0), palm_px=90.0, blur=blur)
+        alpha, _ = draw_hand(img, pose, np.random.default_rng(0))
+        return float(((alpha > 0.05) & (alpha < 0.95)).mean())
+
+    assert partial((30.0, 0.0)) > 3 * partial((0.0, 0.0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scoring_row_lays_zeros_across_value_cards(seed):
+    placements = scoring_row_scene(np.random.default_rng(seed))
+    _, truth = render_frame(placements, Conditions(), seed=seed)
+    values = [t for t in truth if t.card.value > 0]
+    zeros = [t for t in truth if t.card.value == 0]
+    assert 4 <= len(values) <= 9 and 1 <= len(zeros) <= 2
+    assert all(t.card.kind == "scoring" for t in truth)
+    assert all(z.visible_fraction > 0.99 for z in zeros)  # the zeros lie on top
+    half_covered = [t for t in values if 0.35 < t.visible_fraction < 0.65]
+    assert len(half_covered) == len(zeros)
+    for z in zeros:  # a blue 0 over the value card's blue (top) half, a red 0 over its red half
+        under = min(half_covered, key=lambda t: np.hypot(*(np.subtract(t.center, z.center))))
+        up = under.corners[0] - under.corners[3]  # BL -> TL: the card's own up
+        towards_zero = np.subtract(z.center, under.center)
+        assert (np.dot(up, towards_zero) > 0) == (z.card.colour == "blue")

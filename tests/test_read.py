@@ -1,0 +1,140 @@
+"""The card reader: every card in any rotation, hard conditions, abstention, honest candidates."""
+
+import numpy as np
+import pytest
+
+from vision.cards import ALL_CARDS, CARD_H, CARD_W, CardId, render_face
+from vision.detect import order_quad, warp
+from vision.read import (
+    WARP_SIZE,
+    CardImageError,
+    ModelError,
+    Reader,
+    features,
+)
+from vision.sim.scene import Conditions, Placement, random_scene, render_frame
+
+
+@pytest.fixture(scope="module")
+def reader() -> Reader:
+    return Reader.zero_shot()
+
+
+def _at_width(face: np.ndarray, width: int) -> np.ndarray:
+    import cv2
+
+    small = cv2.resize(face, (width, round(width * CARD_H / CARD_W)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, WARP_SIZE, interpolation=cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_every_card_in_every_rotation(reader, turns):
+    crops = [np.ascontiguousarray(np.rot90(_at_width(render_face(c), 90), -turns))
+             for c in ALL_CARDS]
+    got = reader.read_oriented_batch(crops)
+    wrong = [(c.label, r.kind, r.value) for c, (r, _) in zip(ALL_CARDS, got, strict=True)
+             if r.card != c]
+    assert not wrong
+    # the clockwise quarter turns reported bring the face upright again
+    assert all(t == (-turns) % 4 for _, t in got)
+
+
+def test_six_and_nine_upside_down_differ(reader):
+    for value in (6, 9):
+        face = _at_width(render_face(CardId("number", value)), 75)
+        assert reader.read(face[::-1, ::-1]).value == value
+        scoring = _at_width(render_face(CardId("scoring", value)), 75)
+        assert reader.read(scoring[::-1, ::-1]).value == value
+
+
+def test_blue_and_red_zero_by_colour(reader):
+    for colour in ("blue", "red"):
+        r = reader.read(_at_width(render_face(CardId("scoring", 0, colour)), 80))
+        assert (r.kind, r.value, r.colour) == ("scoring", 0, colour)
+
+
+def test_candidates_are_probabilities(reader):
+    r = reader.read(_at_width(render_face(CardId("number", 38)), 80))
+    probs = [p for _, p in r.candidates]
+    assert len(r.candidates) == 5
+    assert probs == sorted(probs, reverse=True)
+    assert all(0.0 <= p <= 1.0 for p in probs) and sum(probs) <= 1.0 + 1e-6
+    assert r.candidates[0][0] == CardId("number", 38)
+    assert r.confidence == pytest.approx(probs[0])
+
+
+def test_abstains_on_blank_noise_and_foreign_cards(reader):
+    import cv2
+
+    blank = np.full((CARD_H, CARD_W, 3), (226, 238, 242), np.uint8)
+    cv2.rectangle(blank, (7, 7), (CARD_W - 8, CARD_H - 8), (70, 60, 55), 2)
+    foreign = blank.copy()
+    cv2.putText(foreign, "K", (40, 210), cv2.FONT_HERSHEY_SIMPLEX, 5, (40, 30, 30), 12)
+    noise = np.random.default_rng(0).integers(0, 256, (CARD_H, CARD_W, 3), dtype=np.uint8)
+    for img in (blank, foreign, noise):
+        r = reader.read(_at_width(img, 90))
+        assert r.kind == "unknown" and r.value is None and r.card is None
+
+
+@pytest.fixture(scope="module")
+def hard_crops():
+    """Crops (cut at the true corners) of cards in rendered frames under hard conditions."""
+    conds = [Conditions(table="wood_dark", light_gradient=0.8, noise=6.0, jpeg_quality=50),
+             Conditions(table="cloth_grey", glare=3, motion_blur=4),
+             Conditions(table="wood_light", tilt_deg=14.0, shadow=True),
+             Conditions(table="dark_matte", exposure=0.45, noise=5.0)]
+    rng = np.random.default_rng(4)
+    out = []
+    for i, cond in enumerate(conds):
+        placements = random_scene(rng, 12, width_range=(70, 110))
+        frame, truth = render_frame(placements, cond, seed=100 + i)
+        out += [(t.card, warp(frame, order_quad(t.corners), WARP_SIZE)) for t in truth
+                if t.visible_fraction > 0.98]
+    return out
+
+
+def test_reads_hard_conditions(reader, hard_crops):
+    readings = reader.read_batch([c for _, c in hard_crops])
+    right = sum(r.card == card for (card, _), r in zip(hard_crops, readings, strict=True))
+    wrong = sum(r.card not in (None, card) for (card, _), r in zip(hard_crops, readings,
+                                                                   strict=True))
+    assert len(hard_crops) >= 40
+    assert right >= 0.95 * len(hard_crops)
+    assert wrong <= 1
+
+
+def test_half_covered_scoring_card(reader):
+    """A zero lying across half of a value card: both are read from the crops at their quads."""
+    from vision.detect import find_cards
+
+    w = 100.0
+    value = Placement(CardId("scoring", 7), (600.0, 360.0), 90.0, w)
+    # the zero lies across the value card's right half (90 deg: the long axis is horizontal)
+    zero = Placement(CardId("scoring", 0, "red"), (600.0 + 0.5 * w * CARD_H / CARD_W, 360.0),
+                     90.0, w)
+    frame, truth = render_frame([value, zero], Conditions(table="cloth_green"), seed=3)
+    quads = find_cards(frame)
+    assert len(quads) == 2
+    readings = {reader.read(warp(frame, q, WARP_SIZE)).card for q in quads}
+    assert readings == {CardId("scoring", 7), CardId("scoring", 0, "red")}
+    assert truth[0].visible_fraction < 0.6
+
+
+def test_features_shape_and_bad_crop():
+    f = features(np.zeros((72, 48, 3), np.uint8))
+    assert f.dtype == np.float32 and f.ndim == 1
+    with pytest.raises(CardImageError):
+        Reader.zero_shot().read(np.zeros((4, 4, 3), np.uint8))
+
+
+def test_bad_deck_files(tmp_path):
+    with pytest.raises(ModelError, match="does not exist"):
+        Reader.from_deck(tmp_path / "nope.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a deck")
+    with pytest.raises(ModelError, match="junk.npz"):
+        Reader.from_deck(junk)
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, w1=np.zeros(3))
+    with pytest.raises(ModelError, match="missing"):
+        Reader.from_deck(partial)

@@ -1,0 +1,626 @@
+"""Find card quadrilaterals in a frame and warp them to portrait crops.
+
+No hand-set threshold: the foreground is the colour distance (YCrCb) of each pixel from the
+table, thresholded by Otsu, with a floor at a few times the table's own noise (its robust
+spread); a region between the floor and Otsu's line that is shaped like a card on its own is
+kept too (a pale card in shadow beside saturated scoring cards). The table is the learned
+empty-table frame when given (`background`, kept up to date by `absorb`), else an estimate made
+from the frame itself (a wide median at very low resolution: cards are small against it).
+Blobs that are one card become quads (polygon fit, else min-area rectangle); a squat "card" as
+wide as a card is tall is two cards side by side. Blobs of several cards (touching, overlapping
+at any angle, a zero lying across half of a value card, a hand over a card) are decomposed:
+each right-angled corner of the blob outline proposes card rectangles, kept when they lie inside
+the foreground and their outline runs along edges (`_decompose`); what the corners leave of a
+touching row is cut into card-sized cells (`_split_rows`). The usual card size comes from the
+single cards, else from a first decomposition. Finally every side of every quad is moved onto
+the card's real edge (`refine_quads`), so the reader gets crops cut at the card's border.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.cards import CARD_H, CARD_W
+
+ASPECT = CARD_H / CARD_W  # 1.54 (59 x 91 mm)
+WORK_WIDTH = 640  # detection resolution (px): a 70 px card is still 35 px wide
+
+
+class FrameError(ValueError):
+    """A frame that is not an image we can look at."""
+
+
+def check_frame(frame: object) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+        shape = getattr(frame, "shape", None)
+        raise FrameError(f"frame must be an HxWx3 BGR image, got {shape}")
+    if frame.shape[0] < 32 or frame.shape[1] < 32:
+        raise FrameError(f"frame too small: {frame.shape[1]}x{frame.shape[0]}")
+    if frame.dtype != np.uint8:
+        raise FrameError(f"frame must be uint8, got {frame.dtype}")
+    return frame
+
+
+def order_quad(quad: np.ndarray) -> np.ndarray:
+    """Corners clockwise (image coordinates), first edge a short one, first corner the top-most
+    of the two candidates: a portrait warp, up to a 180-degree turn the reader resolves."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    pts = [(float(x), float(y)) for x, y in q]  # plain floats: this runs for every card
+    cx, cy = sum(p[0] for p in pts) / 4, sum(p[1] for p in pts) / 4
+    pts.sort(key=lambda p: math.atan2(p[1] - cy, p[0] - cx))  # clockwise on screen (y down)
+
+    def dist(a: tuple[float, float], b: tuple[float, float]) -> float:
+        return math.hypot(a[0] - b[0], a[1] - b[1])
+
+    if dist(pts[0], pts[1]) + dist(pts[2], pts[3]) > dist(pts[1], pts[2]) + dist(pts[3], pts[0]):
+        pts = pts[1:] + pts[:1]
+    if pts[2][1] + pts[3][1] < pts[0][1] + pts[1][1]:  # upside down on screen: other end
+        pts = pts[2:] + pts[:2]
+    return np.array(pts, np.float32)
+
+
+def warp(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H)
+         ) -> np.ndarray:
+    """Perspective-corrected crop of the quad (its corner order gives the orientation)."""
+    w, h = size
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), dst)
+    return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+_WEIGHTS = np.array([[0.6, 2.0, 2.0]], np.float32)  # Y, Cr, Cb: shadows change mostly lightness
+
+
+def crop_cards(small: np.ndarray, scale: float, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Reader-size crops (48x72) of frame-px quads, cut from the work-size frame: at 640 px a
+    card is still 35..80 px wide, as many as the reader uses, and the warp is 4x cheaper than at
+    full size (measured: the same reads on 2,000 cards)."""
+    from vision.read import FEAT_H, FEAT_W
+
+    return [warp(small, q * scale, (FEAT_W, FEAT_H)) for q in quads]
+
+
+def _lab(img: np.ndarray) -> np.ndarray:
+    """Luma/chroma image (YCrCb: as good as Lab here and far cheaper)."""
+    return cv2.cvtColor(img, cv2.COLOR_BGR2YCrCb)
+
+
+def _distance(lab: np.ndarray, table_lab: np.ndarray) -> np.ndarray:
+    """uint8 colour distance from the table (weighted L1 in YCrCb)."""
+    y, cr, cb = cv2.split(cv2.absdiff(lab, table_lab))
+    # = cv2.transform(diff, _WEIGHTS), saturating the same way, at a seventh of its cost
+    return cv2.addWeighted(cv2.add(cr, cb), float(_WEIGHTS[0, 1]), y, float(_WEIGHTS[0, 0]), 0)
+
+
+def estimate_table(small: np.ndarray) -> np.ndarray:
+    """The empty table under the cards, guessed from one frame: a wide median at very low
+    resolution, then twice re-estimated from only the pixels that look like that table
+    (normalised blur), so dense groups of cards do not leak into it."""
+    h, w = small.shape[:2]
+    tw, th = 64, max(8, round(64 * h / w))
+    tiny = cv2.resize(small, (tw, th), interpolation=cv2.INTER_AREA)
+    table = cv2.medianBlur(cv2.medianBlur(tiny, 9), 9)
+    tiny_f = tiny.astype(np.float32)
+    for _ in range(2):
+        d = _distance(_lab(tiny), _lab(table))
+        thr, _ = cv2.threshold(d, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        valid = (d <= max(thr * 0.5, 6.0)).astype(np.float32)
+        valid = cv2.erode(valid, np.ones((3, 3), np.uint8))
+        num = cv2.GaussianBlur(tiny_f * valid[..., None], (0, 0), 5.0)
+        den = cv2.GaussianBlur(valid, (0, 0), 5.0)[..., None]
+        fill = np.where(den > 0.02, num / np.maximum(den, 1e-6), table.astype(np.float32))
+        table = np.clip(fill, 0, 255).astype(np.uint8)
+    return cv2.resize(table, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _median_u8(img: np.ndarray) -> tuple[float, float]:
+    """Median and robust spread (MAD) of a uint8 image, from its histogram (fast)."""
+    hist = cv2.calcHist([img], [0], None, [256], [0, 256]).ravel()
+    cdf = np.cumsum(hist)
+    med = float(np.searchsorted(cdf, cdf[-1] / 2))
+    dev = np.abs(np.arange(256) - med)
+    order = np.argsort(dev, kind="stable")
+    mad = float(dev[order][np.searchsorted(np.cumsum(hist[order]), cdf[-1] / 2)])
+    return med, mad
+
+
+def foreground(lab: np.ndarray, table_lab: np.ndarray) -> np.ndarray:
+    """Binary mask (uint8 0/255) of what is not the table: Otsu, floored by the table's noise."""
+    return _foreground(cv2.blur(_distance(lab, table_lab), (3, 3)))
+
+
+def _foreground(dist: np.ndarray) -> np.ndarray:
+    """Foreground above Otsu's line (at least 0.6 of it), floored by the table's noise; plus,
+    from below that line down to the noise floor, any region shaped like a card on its own.
+    Otsu sits between the table and the most saturated cards, so a pale card in shadow beside
+    red and blue scoring cards falls below it; a lower line for everything would join cards
+    lying side by side through the soft shadows between them. Opened (3 px) against speckle,
+    closed (5 px) against hairline gaps."""
+    med, mad = _median_u8(dist)
+    otsu, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    floor = max(med + 6.0 * max(mad, 1.0), 8.0)
+    thr = max(0.6 * otsu, floor)
+    kernel = np.ones((3, 3), np.uint8)
+    _, mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    if thr > floor + 4:
+        _, weak = cv2.threshold(dist, floor, 255, cv2.THRESH_BINARY)
+        weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, kernel)
+        contours, _ = cv2.findContours(weak, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for c in contours:
+            if cv2.contourArea(c) > 400 and _card_like(c)[0] and _share(mask, c) < 0.5:
+                cv2.drawContours(mask, [c], -1, 255, -1)  # only its ink was above the line
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+
+
+def _share(mask: np.ndarray, contour: np.ndarray) -> float:
+    """The share of the contour's inside that the mask already holds."""
+    x, y, w, h = cv2.boundingRect(contour)
+    region = np.zeros((h, w), np.uint8)
+    cv2.drawContours(region, [contour], -1, 255, -1, offset=(-x, -y))
+    inside = region > 0
+    return float(np.count_nonzero(mask[y : y + h, x : x + w][inside])) / max(1, inside.sum())
+
+
+def _rect_quad(rect: tuple) -> np.ndarray:
+    return cv2.boxPoints(rect).astype(np.float32)
+
+
+def _fit_quad(contour: np.ndarray) -> np.ndarray:
+    """Four corners of a card-like contour: polygon fit when it finds 4, else min-area rect."""
+    peri = cv2.arcLength(contour, True)
+    for eps in (0.02, 0.035, 0.05):
+        poly = cv2.approxPolyDP(contour, eps * peri, True)
+        if len(poly) == 4 and cv2.isContourConvex(poly):
+            rect_area = cv2.contourArea(poly)
+            if rect_area > 0.8 * cv2.contourArea(cv2.convexHull(contour)):
+                return poly.reshape(4, 2).astype(np.float32)
+    return _rect_quad(cv2.minAreaRect(contour))
+
+
+def _card_like(contour: np.ndarray) -> tuple[bool, tuple]:
+    rect = cv2.minAreaRect(contour)
+    (w, h) = rect[1]
+    if min(w, h) < 4:
+        return False, rect
+    aspect = max(w, h) / min(w, h)
+    fill = cv2.contourArea(contour) / (w * h)
+    return (1.38 < aspect < 1.72 and fill > 0.88), rect
+
+
+def _support_map(small: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Distance (px) to the nearest edge: blob outline or an image edge (a card's edge over
+    another card). Canny thresholds follow the image's own grey level statistics."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    med, _ = _median_u8(grey)
+    edges = cv2.Canny(grey, max(10.0, 0.4 * med), max(30.0, 0.9 * med))
+    outline = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    edges = cv2.bitwise_or(edges, outline)
+    return cv2.distanceTransform(255 - edges, cv2.DIST_L2, 3)
+
+
+_GRID = np.stack(np.meshgrid(np.linspace(0.06, 0.94, 8), np.linspace(0.06, 0.94, 12)),
+                 axis=-1).reshape(-1, 2)
+_PERIM = np.concatenate([
+    np.stack([np.linspace(0.1, 0.9, 8), np.zeros(8)], axis=1),
+    np.stack([np.ones(12), np.linspace(0.1, 0.9, 12)], axis=1),
+    np.stack([np.linspace(0.1, 0.9, 8), np.ones(8)], axis=1),
+    np.stack([np.zeros(12), np.linspace(0.1, 0.9, 12)], axis=1),
+])
+
+
+_SIDES = ((0, 8), (8, 20), (20, 28), (28, 40))  # _PERIM's points of each side
+
+
+def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    x = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, img.shape[1] - 1)
+    y = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, img.shape[0] - 1)
+    return img[y, x]
+
+
+def _scores(h: np.ndarray, mask: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per hypothesis row (vx, vy, u1x, u1y, u2x, u2y, a, b): the share of the card inside the
+    foreground and the share of its outline lying on an edge."""
+    v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
+    inside = v + (_GRID[:, 0] * a)[..., None] * u1 + (_GRID[:, 1] * b)[..., None] * u2
+    outline = v + (_PERIM[:, 0] * a)[..., None] * u1 + (_PERIM[:, 1] * b)[..., None] * u2
+    cover = (_sample(mask, inside) > 0).mean(axis=1)
+    on_edge = _sample(dist, outline) < 1.6
+    sides = np.stack([on_edge[:, a:b].mean(axis=1) for a, b in _SIDES], axis=1)
+    # the mean, plus the weakest side as a tie-break: two touching cards share an outline that
+    # a wrong box can also follow on three sides, but only the true card has its fourth side
+    return cover, on_edge.mean(axis=1) + 0.25 * sides.min(axis=1)
+
+
+_SNAP = np.arange(-3, 4, dtype=np.float64)  # far-side offsets tried (work px)
+_T = np.linspace(0.1, 0.9, 12)
+
+
+def _snap(h: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """Move each hypothesis' two far sides (their length came from a ratio or another card)
+    by up to 3 px onto the nearest edge: the box then fits the card it stands for."""
+    h = h.copy()
+    v, u1, u2 = h[:, None, None, 0:2], h[:, None, None, 2:4], h[:, None, None, 4:6]
+    for along, across in ((6, 7), (7, 6)):
+        ua, ub = (u1, u2) if along == 6 else (u2, u1)
+        length = h[:, along][:, None, None, None] + _SNAP[None, :, None, None]
+        pts = v + length * ua + (_T[None, None, :, None] * h[:, across][:, None, None, None]) * ub
+        hits = (_sample(dist, pts) < 1.2).mean(axis=2) - 0.01 * np.abs(_SNAP)
+        h[:, along] += _SNAP[hits.argmax(axis=1)]
+    return h
+
+
+# where along a side its edge is looked for: each half of the side on its own, so a side that
+# came out a little turned is turned back onto the edge
+_EDGE_HALVES = (np.linspace(0.12, 0.45, 6), np.linspace(0.55, 0.88, 6))
+# offsets along a side's outward normal (work px): blob quads are rather too big (a smoothed
+# mask, a far side taken from the usual card size) than too small
+_EDGE_D = np.arange(-8.0, 4.5, 0.5)
+_EDGE_MIN_STEP = 20.0  # median Sobel response of a real card edge is well above this
+
+
+def refine_quads(quads: list[np.ndarray], dist: np.ndarray) -> list[np.ndarray]:
+    """Move each side of each quad (work px) onto the card's real edge: the strongest step of
+    the colour distance from the table across that side, up to 8 px in or 4 px out, found for
+    each half of the side. The foreground mask is smoothed and closed, a polygon fit leans on
+    rounded corners, and a side found from the usual card size may reach over a gap into the
+    next card; the reader wants a crop cut at the card's edge. A half-side with no clear step
+    (an edge over another card, a hand) follows the other half, or keeps its place."""
+    if not quads:
+        return quads
+    f = dist.astype(np.float32)
+    grad = (cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3))
+    return [_refine_quad(q.astype(np.float64), grad) for q in quads]
+
+
+def _edge_offset(a: np.ndarray, b: np.ndarray, n: np.ndarray, ts: np.ndarray,
+                 grad: tuple[np.ndarray, np.ndarray]) -> float | None:
+    """How far along the outward normal `n` the points `ts` of side a-b must move to lie on
+    the edge; None when there is no clear edge there."""
+    pts = (a + ts[:, None] * (b - a))[None, :, :] + _EDGE_D[:, None, None] * n
+    # the distance from the table falls going outwards across the card's edge
+    step = -(_sample(grad[0], pts) * n[0] + _sample(grad[1], pts) * n[1])
+    score = np.median(step, axis=1)
+    k = int(np.argmax(score))
+    if score[k] < _EDGE_MIN_STEP:
+        return None
+    d = float(_EDGE_D[k])
+    if 0 < k < len(score) - 1:  # parabola through the peak: sub-pixel
+        den = score[k - 1] - 2 * score[k] + score[k + 1]
+        if den < 0:
+            d += 0.25 * (score[k - 1] - score[k + 1]) / den
+    return d
+
+
+def _refine_quad(q: np.ndarray, grad: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    centre = q.mean(axis=0)
+    lines = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        length = float(np.hypot(*(b - a)))
+        if length < 4:
+            return q.astype(np.float32)
+        n = np.array([b[1] - a[1], a[0] - b[0]]) / length
+        if n @ (a - centre) < 0:
+            n = -n  # outward
+        d1, d2 = (_edge_offset(a, b, n, ts, grad) for ts in _EDGE_HALVES)
+        if d1 is None or d2 is None:  # a half shows no edge: move the side as a whole
+            d1 = d2 = next((d for d in (d1, d2) if d is not None), 0.0)
+        elif abs(d1 - d2) > 3.0:  # the halves found two different edges: do not turn it
+            d1 = d2 = (d1 + d2) / 2
+        # the side through its two moved half-way points, extended to the side's ends
+        t1, t2 = float(_EDGE_HALVES[0].mean()), float(_EDGE_HALVES[1].mean())
+        p1, p2 = a + t1 * (b - a) + d1 * n, a + t2 * (b - a) + d2 * n
+        lines.append((p1, p2))
+    corners = []
+    for i in range(4):
+        x = _line_cross(*lines[i - 1], *lines[i])
+        corners.append(x if x is not None else q[i])
+    new = np.array(corners, np.float32)
+    if np.abs(new - q).max() > 10.0:  # a crossing far off (nearly parallel sides): keep it
+        return q.astype(np.float32)
+    return new
+
+
+def _iou(q1: np.ndarray, q2: np.ndarray) -> float:
+    inter, _ = cv2.intersectConvexConvex(q1, q2)
+    union = cv2.contourArea(q1) + cv2.contourArea(q2)
+    return float(inter / max(union - inter, 1e-6))
+
+
+def _line_cross(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray
+                ) -> np.ndarray | None:
+    """Intersection of the lines p1-p2 and p3-p4 (None when parallel)."""
+    d1, d2 = p2 - p1, p4 - p3
+    den = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(den) < 1e-9 * max(1.0, float(np.hypot(*d1) * np.hypot(*d2))):
+        return None
+    t = ((p3[0] - p1[0]) * d2[1] - (p3[1] - p1[1]) * d2[0]) / den
+    return p1 + t * d1
+
+
+def _sharpen(poly: np.ndarray, short: float) -> np.ndarray:
+    """Rounded card corners come out of the polygon fit as a short chamfer edge: replace each
+    such edge by the crossing of its two neighbours, giving back the sharp corner."""
+    pts = [p for p in poly]
+    changed = True
+    while changed and len(pts) > 3:
+        changed = False
+        n = len(pts)
+        for i in range(n):
+            a, b = pts[i], pts[(i + 1) % n]
+            if np.hypot(*(b - a)) >= short:
+                continue
+            x = _line_cross(pts[i - 1], a, b, pts[(i + 2) % n])
+            if x is None or np.hypot(*(x - a)) > 2 * short or np.hypot(*(x - b)) > 2 * short:
+                continue
+            pts[i] = x
+            del pts[(i + 1) % n]
+            changed = True
+            break
+    return np.array(pts)
+
+
+def _card_corners(poly: np.ndarray) -> np.ndarray:
+    """Per vertex of the outline polygon: is it convex and right-angled (75..105 deg)? The
+    convex corners of a union of cards are always corners of one of its cards."""
+    prev, nxt = np.roll(poly, 1, axis=0) - poly, np.roll(poly, -1, axis=0) - poly
+    l1, l2 = np.hypot(*prev.T), np.hypot(*nxt.T)
+    cos = (prev * nxt).sum(axis=1) / np.maximum(l1 * l2, 1e-9)
+    orient = np.sign(cv2.contourArea(poly.astype(np.float32), oriented=True))
+    turn = np.sign(nxt[:, 0] * prev[:, 1] - nxt[:, 1] * prev[:, 0])
+    return (np.abs(cos) <= 0.26) & (turn == orient)
+
+
+def _corner_hypotheses(poly: np.ndarray, min_w: float, widths: list[float]) -> np.ndarray:
+    n = len(poly)
+    corner = _card_corners(poly)
+    rows = []
+    for i in np.flatnonzero(corner):
+        v, prev, nxt = poly[i], poly[i - 1], poly[(i + 1) % n]
+        e1, e2 = prev - v, nxt - v
+        l1, l2 = float(np.hypot(*e1)), float(np.hypot(*e2))
+        # a corner with one short edge (a card a little out of line in a touching row) still
+        # places a card of the usual size, its direction taken from the long edge
+        short_ok = bool(widths) and max(l1, l2) >= 0.3 * widths[0] and min(l1, l2) >= 2.0
+        if min(l1, l2) < 0.2 * min_w and not short_ok:
+            continue
+        u1, u2 = e1 / l1, e2 / l2
+        if l1 < 0.2 * min_w:  # square the short edge's direction to the long one
+            u1 = u1 - (u1 @ u2) * u2
+            u1 /= np.hypot(*u1)
+        else:
+            u2 = u2 - (u2 @ u1) * u1
+            u2 /= np.hypot(*u2)
+        sizes = {(l1, l1 * ASPECT), (l1, l1 / ASPECT), (l2 * ASPECT, l2), (l2 / ASPECT, l2)}
+        # one side at least as long as its visible edge (the other may run on under a
+        # collinear neighbour: a zero lying across half of a value card)
+        sizes = {(a, b) for a, b in sizes if a >= 0.85 * l1 or b >= 0.85 * l2}
+        if widths:  # cards on one table share one size: trust it, keep edge sizes that agree
+            w0 = widths[0]
+            full1, full2 = corner[i - 1], corner[(i + 1) % n]  # edge ends in a card corner too
+            sizes = {(a, b) for a, b in sizes if 0.87 * w0 < min(a, b) < 1.15 * w0
+                     or (full1 and a == l1) or (full2 and b == l2)}
+            usual = {(w0, w0 * ASPECT), (w0 * ASPECT, w0)}
+            # the usual size also where both edges run on past it: cards touching in a row (or
+            # a zero below a value card) merge their edges into longer ones
+            sizes |= {(a, b) for a, b in usual
+                      if a >= 0.85 * l1 or b >= 0.85 * l2 or (l1 > 1.15 * a and l2 > 1.15 * b)}
+        rows += [(*v, *u1, *u2, a, b) for a, b in sizes if min(a, b) >= min_w]
+    return np.array(rows, np.float64).reshape(-1, 8)
+
+
+def _decompose(c: np.ndarray, mask: np.ndarray, dist: np.ndarray, min_w: float,
+               widths: list[float]) -> list[np.ndarray]:
+    """Cards in a blob of several (any overlap, any angle): every right-angled corner of the
+    blob's outline proposes cards (side lengths from its edges or from the other cards' sizes);
+    proposals inside the foreground whose outline lies on edges win, best first, no duplicates."""
+    peri = cv2.arcLength(c, True)
+    poly = cv2.approxPolyDP(c, max(1.5, 0.008 * peri), True).reshape(-1, 2).astype(np.float64)
+    poly = _sharpen(poly, max(4.0, 0.4 * min_w))
+    if len(poly) < 3:
+        return []
+    h = _corner_hypotheses(poly, min_w, widths)
+    if not len(h):
+        return []
+    h = _snap(h, dist)
+    cover, support = _scores(h, mask, dist)
+    keep = np.flatnonzero((cover > 0.9) & (support > 0.45 + 0.25 * 0.2))
+    out: list[np.ndarray] = []
+    for k in keep[np.argsort(-(support[keep] + 0.5 * cover[keep]), kind="stable")]:
+        v, u1, u2, a, b = h[k, 0:2], h[k, 2:4], h[k, 4:6], h[k, 6], h[k, 7]
+        q = np.array([v, v + a * u1, v + a * u1 + b * u2, v + b * u2], np.float32)
+        if all(_iou(q, o) < 0.35 for o in out):
+            out.append(q)
+    return out
+
+
+def _decompose_blob(c: np.ndarray, mask: np.ndarray, small: np.ndarray, min_w: float,
+                    widths: list[float]) -> list[np.ndarray]:
+    """_decompose on the blob's own bounding box (edges and distances computed there only)."""
+    x, y, w, h = cv2.boundingRect(c)
+    pad = 3
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
+    sub_mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(sub_mask, [c], -1, 255, -1, offset=(-x0, -y0))
+    dist = _support_map(small[y0:y1, x0:x1], sub_mask)
+    shift = np.array([[x0, y0]], np.int32)
+    quads = _decompose(c - shift, sub_mask, dist, min_w, widths)
+    if widths:
+        quads += _split_rows(sub_mask, quads, widths[0])
+    return [q + shift.astype(np.float32) for q in quads]
+
+
+def _split_rows(blob: np.ndarray, found: list[np.ndarray], w0: float) -> list[np.ndarray]:
+    """Cards the corners did not explain: cards touching side by side in a row (the scoring
+    row) merge into one long rectangle whose only corners are the row's own. What is left of
+    the blob once the cards found are taken out is cut into card-sized cells when it is a row
+    (or a column) of k cards of the usual size, each cell mostly foreground."""
+    rest = blob.copy()
+    for q in found:
+        cv2.fillConvexPoly(rest, np.rint(q).astype(np.int32), 0)
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    h0 = w0 * ASPECT
+    contours, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cells: list[np.ndarray] = []
+    for c in contours:
+        if cv2.contourArea(c) < 0.5 * w0 * h0:
+            continue
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
+        along = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
+        if rw < rh:  # `along` follows the long side
+            rw, rh, along = rh, rw, np.array([-along[1], along[0]])
+        across = np.array([-along[1], along[0]])
+        for cell_len, cell_across in ((w0, h0), (h0, w0)):  # a row, or a column
+            if not 0.85 * cell_across < rh < 1.2 * cell_across:
+                continue
+            k = round(rw / (1.05 * cell_len))
+            if k < 1 or not 0.9 < rw / (k * cell_len) < 1.2:
+                continue
+            step = rw / k
+            for i in range(k):
+                mid = np.array([cx, cy]) + (i - (k - 1) / 2) * step * along
+                half_l, half_a = 0.5 * min(step, 1.1 * cell_len) * along, 0.5 * rh * across
+                q = np.array([mid - half_l - half_a, mid + half_l - half_a,
+                              mid + half_l + half_a, mid - half_l + half_a], np.float32)
+                inside = _sample(blob, q.mean(axis=0) + (_GRID - 0.5) @ np.stack(
+                    [2 * half_l, 2 * half_a]))
+                if (inside > 0).mean() > 0.85 and all(_iou(q, o) < 0.35 for o in found):
+                    cells.append(q)
+            break
+    return cells
+
+
+def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
+                    card_w: float | None = None) -> tuple[list[np.ndarray], float | None]:
+    """Card quads (work px) from the foreground mask and the card width seen (work px);
+    `small` is the work-size frame, `card_w` a card width known from earlier frames."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_area = 0.5 * min_card_w * min_card_w * ASPECT
+    candidates, merged = [], []
+    for c in contours:
+        if cv2.contourArea(c) < min_area:
+            continue
+        ok, rect = _card_like(c)
+        if ok:
+            candidates.append((c, min(rect[1]), max(rect[1]) / min(rect[1])))
+        else:
+            merged.append(c)
+    # Two cards side by side fill a box of aspect 1.3..1.47, not far from one card's 1.54:
+    # a "single" that squat whose short side is a card's height, not its width, is a pair.
+    widths_seen = sorted(w for _, w, _ in candidates)
+    ref = card_w or (float(np.median(widths_seen)) if len(widths_seen) >= 3 else None)
+    singles, widths = [], []
+    for c, w, aspect in candidates:
+        if ref and w > 1.35 * ref and aspect < 1.47:
+            merged.append(c)
+        else:
+            singles.append(_fit_quad(c))
+            widths.append(w)
+    quads = list(singles)
+    if widths:
+        card_w = float(np.median(widths))
+    hint = [card_w] if card_w else []
+    if len(widths) >= 2 and max(widths) > 1.3 * min(widths):
+        hint = []  # cards of several sizes on one picture: no one size to trust
+    found = [q for c in merged for q in _decompose_blob(c, mask, small, min_card_w, hint)]
+    if found and not hint and len(widths) < 2:
+        # no single card shows the usual size (every card touches another, as in the scoring
+        # row): learn it from the cards the corners found, then look again with it
+        sides = [min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1]))) for q in found]
+        card_w = float(np.median(sides))
+        found = [q for c in merged for q in _decompose_blob(c, mask, small, min_card_w, [card_w])]
+    return quads + found, card_w
+
+
+class Detector:
+    """Card finder with the empty table learned once (the watcher keeps one of these)."""
+
+    def __init__(self, background: np.ndarray | None = None, min_card_w: float = 50.0) -> None:
+        self.min_card_w = min_card_w
+        self.card_w: float | None = None  # frame px, learned from single cards
+        self._table_lab: np.ndarray | None = None
+        self._shape: tuple[int, ...] | None = None
+        self._dist: np.ndarray | None = None  # the last mask's colour distance from the table
+        if background is not None:
+            self.learn(background)
+
+    def learn(self, background: np.ndarray) -> None:
+        background = check_frame(background)
+        self._shape = background.shape
+        self._table_lab = _lab(self._small(background)[0])
+
+    def absorb(self, small: np.ndarray, scale: float, keep_out: list[np.ndarray]) -> int:
+        """Let the learned empty table follow the real one where the table shows now.
+
+        The table learned from a first frame is wrong where a hand lay, and only estimated
+        under the cards lying there; light drifts. Pixels of this (still) work-size frame that
+        look like the table by the frame's own estimate, and lie in no known card (`keep_out`,
+        frame-px quads), replace the learned table. A card is never absorbed: it does not look
+        like the table around it. Returns the number of pixels updated."""
+        if self._table_lab is None or small.shape[:2] != self._table_lab.shape[:2]:
+            return 0
+        lab = _lab(small)
+        near = _distance(lab, _lab(estimate_table(small)))
+        med, mad = _median_u8(near)
+        # the foreground's own noise floor: what would not count as foreground against it
+        table = (near <= med + 6.0 * max(mad, 1.0)).astype(np.uint8)
+        for q in keep_out:
+            cv2.fillConvexPoly(table, np.rint(q * scale).astype(np.int32), 0)
+        table = cv2.erode(table, np.ones((5, 5), np.uint8))  # away from any object's rim
+        sel = table.astype(bool)
+        self._table_lab[sel] = lab[sel]
+        return int(sel.sum())
+
+    @staticmethod
+    def work_size(frame: np.ndarray) -> tuple[np.ndarray, float]:
+        """The frame at detection resolution and its scale."""
+        return Detector._small(frame)
+
+    @staticmethod
+    def _small(frame: np.ndarray) -> tuple[np.ndarray, float]:
+        h, w = frame.shape[:2]
+        s = min(1.0, WORK_WIDTH / w)
+        if s >= 1.0:
+            return frame, 1.0
+        return cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA), s
+
+    def mask(self, frame: np.ndarray, small: tuple[np.ndarray, float] | None = None
+             ) -> tuple[np.ndarray, float, np.ndarray]:
+        """Foreground mask at work resolution, its scale to the frame, the work-size frame
+        (`small`: that frame already made by `work_size`)."""
+        frame = check_frame(frame)
+        small, s = small if small is not None else self._small(frame)
+        lab = _lab(small)
+        if self._table_lab is None:
+            table_lab = _lab(estimate_table(small))
+        elif frame.shape != self._shape:
+            raise FrameError(f"frame {frame.shape} does not match the background {self._shape}")
+        else:
+            table_lab = self._table_lab
+        self._dist = cv2.blur(_distance(lab, table_lab), (3, 3))  # find_in refines edges on it
+        return _foreground(self._dist), s, small
+
+    def find(self, frame: np.ndarray) -> list[np.ndarray]:
+        return self.find_in(*self.mask(frame))
+
+    def find_in(self, mask: np.ndarray, s: float, small: np.ndarray) -> list[np.ndarray]:
+        """Quads (frame px) from the output of `mask`."""
+        known = self.card_w * s if self.card_w else None
+        quads, card_w = quads_from_mask(mask, self.min_card_w * s, small, known)
+        if self._dist is not None and self._dist.shape == mask.shape:
+            quads = refine_quads(quads, self._dist)
+        if card_w:
+            self.card_w = card_w / s  # remembered for frames where every card touches another
+        return [order_quad(q / s) for q in quads]
+
+
+def find_cards(frame: np.ndarray, background: np.ndarray | None = None,
+               min_card_w: float = 50.0) -> list[np.ndarray]:
+    """Card quads, (4,2) float32 frame px, ordered by `order_quad` (portrait, up to 180 deg)."""
+    return Detector(background, min_card_w).find(frame)

@@ -1,0 +1,283 @@
+"""Read a warped card crop: which of the 61 Tightrope cards it is, in which orientation, how sure.
+
+The classifier is a small two-layer MLP (numpy only) on hand-made features of the portrait
+crop: a gradient-orientation histogram (HOG-like, 6 px cells at 48x72), a normalised grey
+thumbnail and a coarse colour-chroma grid (blue/red halves). It has 2 classes per card, the card
+upright and the card rotated 180 deg (so a 6 and an upside-down 9 are told apart by the card's
+own layout: underline, walker line, blue half on top), plus one "not a card" class.
+Probabilities are temperature-calibrated; below the model's confidence line the answer is
+``unknown`` (an abstention).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from vision.cards import ALL_CARDS, CardId
+
+FEAT_W, FEAT_H = 48, 72
+CELL = 6
+NBINS = 9
+N_CLASSES = 2 * len(ALL_CARDS) + 1
+REJECT = N_CLASSES - 1
+WARP_SIZE = (2 * FEAT_W, 2 * FEAT_H)  # the pipeline warps to this; features() area-resizes
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+ZERO_SHOT_PATH = MODEL_DIR / "zeroshot.npz"
+FEATURE_VERSION = 1
+
+
+class ModelError(ValueError):
+    """A model or deck file that cannot be used."""
+
+
+class CardImageError(ValueError):
+    """A card crop that cannot be read at all (empty, wrong shape)."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    kind: Literal["number", "scoring", "unknown"]
+    value: int | None
+    colour: Literal["blue", "red"] | None
+    confidence: float
+    candidates: tuple[tuple[CardId, float], ...]
+
+    @property
+    def card(self) -> CardId | None:
+        if self.kind == "unknown" or self.value is None:
+            return None
+        return CardId(self.kind, self.value, self.colour)  # type: ignore[arg-type]
+
+
+def _portrait(img: np.ndarray) -> tuple[np.ndarray, int]:
+    """Crop as portrait; returns (image, quarter turns clockwise that were applied)."""
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.ndim != 3 or img.shape[2] != 3 or min(img.shape[:2]) < 8:
+        raise CardImageError(f"card image must be HxWx3 and at least 8 px, got {img.shape}")
+    if img.shape[1] > img.shape[0]:
+        return cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), 1
+    return img, 0
+
+
+_CH, _CW = FEAT_H // CELL, FEAT_W // CELL
+# for each pixel of the 48x72 crop: the first histogram slot of its cell
+_CELL_SLOT = ((np.arange(FEAT_H)[:, None] // CELL) * _CW
+              + (np.arange(FEAT_W)[None, :] // CELL)).ravel() * NBINS
+
+
+def features(img: np.ndarray) -> np.ndarray:
+    """Feature vector of a portrait BGR crop (any size; resized to 48x72)."""
+    small = img
+    if img.shape[:2] != (FEAT_H, FEAT_W):
+        small = cv2.resize(img, (FEAT_W, FEAT_H), interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    mean, std = cv2.meanStdDev(grey)
+    g = (grey - float(mean[0, 0])) / (float(std[0, 0]) + 4.0)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=1)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=1)
+    mag, ang = cv2.cartToPolar(gx, gy, angleInDegrees=True)
+    # unsigned orientation, each pixel voting into its two nearest of NBINS bins (linear split)
+    pos = ang.ravel() * (NBINS / 180.0)
+    pos[pos >= NBINS] -= NBINS
+    lo = pos.astype(np.intp)  # floor: pos >= 0
+    frac = pos - lo
+    hi = lo + 1
+    hi[hi == NBINS] = 0
+    m = mag.ravel()
+    hist = np.bincount(np.concatenate([_CELL_SLOT + lo, _CELL_SLOT + hi]),
+                       np.concatenate([m - m * frac, m * frac]), _CH * _CW * NBINS)
+    hist = hist.reshape(_CH, _CW, NBINS).astype(np.float32)
+    energy = cv2.boxFilter(hist.sum(axis=2), -1, (3, 3), normalize=False)
+    hog = np.sqrt(hist / (energy[..., None] + 1e-3))  # block-normalised, Hellinger
+    thumb = cv2.resize(g, (12, 18), interpolation=cv2.INTER_AREA)
+    col = cv2.resize(small.astype(np.float32), (4, 6), interpolation=cv2.INTER_AREA)
+    bright = col.sum(axis=2) / 3.0 + 10.0
+    blue_red = (col[..., 0] - col[..., 2]) / bright
+    green = (col[..., 1] - (col[..., 0] + col[..., 2]) / 2) / bright
+    chroma = np.stack([blue_red, green], axis=-1)
+    parts = [hog.ravel(), thumb.ravel() * 0.5, chroma.ravel() * 2.0]
+    return np.concatenate(parts).astype(np.float32)
+
+
+FEATURE_DIM = (FEAT_H // CELL) * (FEAT_W // CELL) * NBINS + 12 * 18 + 4 * 6 * 2
+
+
+@dataclass
+class Mlp:
+    """x -> standardise -> relu(W1) -> W2 -> logits / T."""
+
+    mu: np.ndarray
+    sd: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    temperature: float = 1.0
+    threshold: float = 0.5
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        h = np.maximum(0.0, ((x - self.mu) / self.sd) @ self.w1 + self.b1)
+        return h @ self.w2 + self.b2
+
+    def proba(self, x: np.ndarray) -> np.ndarray:
+        z = self.logits(x) / self.temperature
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def save(self, path: str | Path, **extra: np.ndarray) -> None:
+        np.savez_compressed(
+            path,
+            version=np.array(FEATURE_VERSION),
+            labels=np.array([c.label for c in ALL_CARDS]),
+            mu=self.mu.astype(np.float32),
+            sd=self.sd.astype(np.float32),
+            w1=self.w1.astype(np.float16),
+            b1=self.b1.astype(np.float32),
+            w2=self.w2.astype(np.float16),
+            b2=self.b2.astype(np.float32),
+            temperature=np.array(self.temperature),
+            threshold=np.array(self.threshold),
+            **extra,
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Mlp:
+        p = Path(path)
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError) as exc:
+            raise ModelError(f"{p}: not a readable model/deck file ({exc})") from exc
+        need = {"version", "labels", "mu", "sd", "w1", "b1", "w2", "b2", "temperature", "threshold"}
+        if not need <= set(data):
+            raise ModelError(f"{p}: not a model/deck file (missing {sorted(need - set(data))})")
+        if int(data["version"]) != FEATURE_VERSION:
+            raise ModelError(f"{p}: feature version {int(data['version'])}, need {FEATURE_VERSION}")
+        if list(data["labels"]) != [c.label for c in ALL_CARDS]:
+            raise ModelError(f"{p}: card list does not match this program's cards")
+        w1, w2 = data["w1"].astype(np.float32), data["w2"].astype(np.float32)
+        if w1.shape[0] != FEATURE_DIM or w2.shape[1] != N_CLASSES:
+            raise ModelError(f"{p}: weight shapes {w1.shape}/{w2.shape} do not fit")
+        return cls(
+            mu=data["mu"].astype(np.float32),
+            sd=data["sd"].astype(np.float32),
+            w1=w1,
+            b1=data["b1"].astype(np.float32),
+            w2=w2,
+            b2=data["b2"].astype(np.float32),
+            temperature=float(data["temperature"]),
+            threshold=float(data["threshold"]),
+        )
+
+
+@cache
+def _zero_shot_model() -> Mlp:
+    if not ZERO_SHOT_PATH.exists():
+        raise ModelError(f"zero-shot model {ZERO_SHOT_PATH} is missing "
+                         "(python -m vision.train_zeroshot)")
+    return Mlp.load(ZERO_SHOT_PATH)
+
+
+def reading_from_proba(p: np.ndarray, threshold: float, top: int = 5) -> tuple[Reading, int]:
+    """Reading plus the quarter turns (0 or 2) that bring the face upright, from probabilities."""
+    card_p = p[:REJECT].reshape(-1, 2)
+    per_card = card_p.sum(axis=1)
+    order = np.argsort(-per_card)[:top]
+    cands = tuple((ALL_CARDS[i], float(per_card[i])) for i in order)
+    best = int(order[0])
+    turns = 0 if card_p[best, 0] >= card_p[best, 1] else 2
+    conf = float(per_card[best])
+    if conf < threshold or p[REJECT] >= conf:
+        return Reading("unknown", None, None, conf, cands), turns
+    card = ALL_CARDS[best]
+    return Reading(card.kind, card.value, card.colour, conf, cands), turns
+
+
+class Reader:
+    """Zero-shot (bundled model) or taught (deck file) card reader."""
+
+    def __init__(self, model: Mlp, source: str = "model") -> None:
+        self.model = model
+        self.source = source
+
+    @classmethod
+    def zero_shot(cls) -> Reader:
+        return cls(_zero_shot_model(), "zero-shot")
+
+    @classmethod
+    def from_deck(cls, path: str | Path) -> Reader:
+        p = Path(path)
+        if not p.is_file():
+            raise ModelError(f"deck file {p} does not exist")
+        return cls(Mlp.load(p), f"deck {p.name}")
+
+    @property
+    def threshold(self) -> float:
+        return self.model.threshold
+
+    def read_oriented_batch(self, imgs: list[np.ndarray]) -> list[tuple[Reading, int]]:
+        """Readings and, per crop, the clockwise quarter turns (0..3) that make the face upright."""
+        if not imgs:
+            return []
+        pre = [_portrait(im) for im in imgs]
+        x = np.stack([features(im) for im, _ in pre])
+        out = []
+        for (_, quarter), p in zip(pre, self.model.proba(x), strict=True):
+            reading, turns = reading_from_proba(p, self.model.threshold)
+            out.append((reading, (quarter + turns) % 4))
+        return out
+
+    def read_oriented(self, card_img: np.ndarray) -> tuple[Reading, int]:
+        return self.read_oriented_batch([card_img])[0]
+
+    def read_batch(self, imgs: list[np.ndarray]) -> list[Reading]:
+        return [r for r, _ in self.read_oriented_batch(imgs)]
+
+    def read(self, card_img: np.ndarray) -> Reading:
+        return self.read_oriented(card_img)[0]
+
+
+def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None = None
+              ) -> list[dict]:
+    """The DESIGN.md `recognize --json` "cards" list for one frame."""
+    from vision.detect import Detector, crop_cards
+
+    detector = Detector(background)
+    mask, scale, small = detector.mask(frame)
+    quads = detector.find_in(mask, scale, small)
+    crops = crop_cards(small, scale, quads)
+    found = sorted(zip(quads, reader.read_oriented_batch(crops), strict=True),
+                   key=lambda f: -f[1][0].confidence)
+    kept: list[tuple[np.ndarray, Reading]] = []
+    for q, (reading, turns) in found:  # surest first
+        q = np.roll(q, -turns, axis=0)  # corners TL, TR, BR, BL of the face as printed
+        if not _same_card_near(q, reading, kept):
+            kept.append((q, reading))
+    out = []
+    for q, reading in kept:
+        card: dict = {"kind": reading.kind, "value": reading.value}
+        if reading.colour is not None:
+            card["colour"] = reading.colour
+        card["confidence"] = round(reading.confidence, 4)
+        card["center"] = [round(float(v), 1) for v in q.mean(axis=0)]
+        card["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in q]
+        out.append(card)
+    return out
+
+
+def _same_card_near(q: np.ndarray, reading: Reading, kept: list[tuple[np.ndarray, Reading]]
+                    ) -> bool:
+    """A second read of one physical card (two overlapping quads of it) is dropped."""
+    if reading.kind == "unknown":
+        return False
+    c, size = q.mean(axis=0), float(np.linalg.norm(q[1] - q[0]))
+    return any(r.card == reading.card and float(np.linalg.norm(k.mean(axis=0) - c)) < 1.2 * size
+               for k, r in kept)

@@ -1,0 +1,147 @@
+"""Labelled evaluation sets: frames under named hard conditions plus one truth line per frame.
+
+truth.jsonl, one line per frame:
+{"image": "00012_glare.png", "condition": "glare", "size": [w, h], "seed": s,
+ "cards": [{"label", "corners", "center", "visible_fraction", "covered_by_hand"}, ...]}
+Corners are the face's TL, TR, BR, BL in frame px, in the card's own orientation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cards import DEFAULT_STYLE, FaceStyle, random_style
+from vision.sim.scene import (
+    Conditions,
+    SimError,
+    random_scene,
+    render_frame,
+    scoring_row_scene,
+)
+from vision.sim.textures import TABLES
+
+Size = tuple[int, int]
+LABELLED_VERSION = 3
+
+
+def _base(rng: np.random.Generator, **over: object) -> Conditions:
+    """A plausible everyday frame: some table, a little uneven light, a little sensor noise."""
+    cond = Conditions(table=str(rng.choice(TABLES)),
+                      light_gradient=float(rng.uniform(0.0, 0.3)),
+                      noise=float(rng.uniform(0.8, 2.5)),
+                      colour_cast=float(rng.uniform(-0.2, 0.2)))
+    return replace(cond, **over)
+
+
+# name -> (conditions from an rng, random_scene keyword arguments from an rng)
+SceneArgs = dict[str, object]
+_CONDITIONS: dict[str, Callable[[np.random.Generator], tuple[Conditions, SceneArgs]]] = {
+    "clean": lambda r: (_base(r, light_gradient=float(r.uniform(0, 0.15))), {}),
+    "tilt": lambda r: (_base(r, tilt_deg=float(r.uniform(8, 15))), {}),
+    "glare": lambda r: (_base(r, glare=int(r.integers(1, 4))), {}),
+    "rot180": lambda r: (_base(r), {"angle": 180.0}),
+    "hands": lambda r: (_base(r, hands=int(r.integers(1, 3))), {}),
+    "wood_light": lambda r: (_base(r, table="wood_light",
+                                   light_gradient=float(r.uniform(0.4, 0.8)),
+                                   shadow=bool(r.random() < 0.5)), {}),
+    "overlap": lambda r: (_base(r), {"overlap": 0.6}),
+    "blur_noise_jpeg": lambda r: (_base(r, motion_blur=int(r.integers(3, 8)),
+                                        noise=float(r.uniform(4, 8)),
+                                        jpeg_quality=int(r.integers(35, 71))), {}),
+    "dark": lambda r: (_base(r, exposure=float(r.uniform(0.35, 0.55)),
+                             noise=float(r.uniform(3, 6)),
+                             light_gradient=float(r.uniform(0.3, 0.6)),
+                             colour_cast=float(r.uniform(0.3, 0.8))), {}),
+    "cloth": lambda r: (_base(r, table=str(r.choice(["cloth_green", "cloth_grey"])),
+                              light_gradient=float(r.uniform(0.2, 0.5))), {}),
+    # the scoring row: value cards side by side, a zero lying across half of one of them
+    "scoring_row": lambda r: (_base(r, light_gradient=float(r.uniform(0.0, 0.4))),
+                              {"scene": scoring_row_scene}),
+}
+HARD_CONDITIONS: tuple[str, ...] = tuple(_CONDITIONS)
+
+
+def condition(name: str, rng: np.random.Generator) -> tuple[Conditions, SceneArgs]:
+    """The Conditions and random_scene arguments of one frame of the named condition."""
+    if name not in _CONDITIONS:
+        raise SimError(f"unknown condition {name!r}; choose from {', '.join(HARD_CONDITIONS)}")
+    return _CONDITIONS[name](rng)
+
+
+def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
+                      conditions: Sequence[str] = HARD_CONDITIONS, *, size: Size = (1280, 720),
+                      cards_per_frame: tuple[int, int] = (5, 10),
+                      style: FaceStyle | None = DEFAULT_STYLE,
+                      progress: Callable[[int, int], None] | None = None) -> Path:
+    """Render n_frames frames (cycling through `conditions`) and truth.jsonl into out_dir.
+
+    Frames are PNG, or JPEG at the frame's own quality when its condition compresses. `style=None`
+    draws every frame's cards in another random edition (zero-shot tests). Deterministic for a
+    seed; skipped when out_dir already holds a set made from the same inputs.
+    """
+    names = list(conditions)
+    for name in names:
+        condition(name, np.random.default_rng(0))  # validates the names before any work
+    if n_frames < 0:
+        raise SimError(f"n_frames must not be negative, got {n_frames}")
+    lo, hi = cards_per_frame
+    if not 1 <= lo <= hi:
+        raise SimError(f"cards_per_frame must be 1 <= low <= high, got {cards_per_frame}")
+    out = Path(out_dir)
+    digest = hashlib.sha256(repr((LABELLED_VERSION, n_frames, seed, names, size, cards_per_frame,
+                                  style)).encode()).hexdigest()[:20]
+    stamp = out / ".labelled"
+    if stamp.is_file() and stamp.read_text().strip() == digest:
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(n_frames):
+        name = names[i % len(names)]
+        rng = np.random.default_rng([seed, i])
+        cond, scene_args = condition(name, rng)
+        frame_style = style if style is not None else random_style(rng)
+        if "scene" in scene_args:
+            placements = scene_args["scene"](rng, size)  # type: ignore[operator]
+        else:
+            placements = random_scene(rng, int(rng.integers(lo, hi + 1)), size, **scene_args)
+        quality = cond.jpeg_quality
+        frame_seed = (seed * 1_000_003 + i) % (1 << 31)
+        img, truth = render_frame(placements, replace(cond, jpeg_quality=None), size,
+                                  seed=frame_seed, style=frame_style)
+        image = f"{i:05d}_{name}.{'jpg' if quality else 'png'}"
+        params = [cv2.IMWRITE_JPEG_QUALITY, quality] if quality else []
+        cv2.imwrite(str(out / image), img, params)
+        lines.append({"image": image, "condition": name, "size": list(size),
+                      "seed": frame_seed, "cards": [t.to_json() for t in truth]})
+        if progress is not None:
+            progress(i + 1, n_frames)
+    with open(out / "truth.jsonl", "w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(json.dumps(line) + "\n")
+    stamp.write_text(digest + "\n")
+    return out
+
+
+def load_labelled_set(path: str | Path) -> list[dict]:
+    """The truth lines of a labelled set (images resolved against its folder)."""
+    folder = Path(path)
+    try:
+        text = (folder / "truth.jsonl").read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SimError(f"{folder}: no readable truth.jsonl ({exc.strerror or exc})") from exc
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SimError(f"{folder}/truth.jsonl line {n}: not JSON") from exc
+        row["path"] = str(folder / row["image"])
+        rows.append(row)
+    return rows
