@@ -9,11 +9,12 @@ Nothing is scored on a guess.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .record import PlayCorrected
+from .record import PlayCorrected, ScoringCorrected
 from .rules import CardPlayed, Colour, Game, RuleError, ScoringCard, ScoringRevealed
 from .store import now_iso
 
@@ -23,6 +24,9 @@ from .store import now_iso
 MIN_PROBABILITY = 0.5
 MIN_ODDS = 4.0
 MIN_RAW = 0.25
+# A read that gives a card already lying on the table (revealed, or played by that seat this
+# round) at least this probability is not narrowed to a new card: it may be that card again.
+MAY_BE_ON_TABLE = 0.2
 # Scoring cards of one trick arrive within a moment (a zero, then the card it covers); they are
 # applied together, zeros first, once none arrived for this long.
 SCORING_SETTLE_S = 1.0
@@ -48,10 +52,23 @@ class _Pending:
     asked: bool = False  # a person was asked about it (or chose it): do not ask again
 
 
+def _scoring(reading: Any) -> ScoringCard:
+    return ScoringCard(reading.value, Colour(reading.colour) if reading.colour else None)
+
+
+def _same_place(obs: Any, candidates: list[Any]) -> Any | None:
+    """The observation among `candidates` lying where `obs` lies (the same track re-read)."""
+    for other in candidates:
+        size = math.dist(other.quad[0], other.quad[1])  # the card's width
+        if other.zone == obs.zone and math.dist(other.center, obs.center) < 0.3 * size:
+            return other
+    return None
+
+
 def _legal_scoring(game: Game, cand: Any) -> ScoringCard | None:
     if cand.kind != "scoring":
         return None
-    card = ScoringCard(cand.value, Colour(cand.colour) if cand.colour else None)
+    card = _scoring(cand)
     return card if card in game.remaining_scoring() else None
 
 
@@ -94,6 +111,10 @@ class TableInterpreter:
         self.scoring: list[_Pending] = []
         self.plays: dict[int, _Pending] = {}
         self.now = 0.0  # frame time of the latest sighting
+        # Cards of the game the camera has seen lying on the table, per round: after a restart
+        # the cards already there appear again, and an unsure read may be one of them.
+        self._seen: set[Any] = set()
+        self._seen_round = -1
 
     # -- what the camera saw -------------------------------------------------------------------
 
@@ -103,12 +124,55 @@ class TableInterpreter:
         game = self.host.game
         if game is None or game.game_over:
             return []
+        changes = list(changes)
+        gone = [c.observation for c in changes if c.kind == "removed"]
         for change in changes:
-            if change.kind == "appeared":
-                self._appeared(game, change.observation, t)
-            else:
-                self._removed(game, change.observation)
+            obs = change.observation
+            if change.kind == "removed":
+                self._removed(game, obs)
+            elif not self._reread(game, _same_place(obs, gone), obs, t):
+                self._appeared(game, obs, t)
         return self.settle(t)
+
+    def _reread(self, game: Game, old: Any, new: Any, t: float) -> bool:
+        """A card the camera knew, now read as another card in the same place: the same
+        physical card misread once or the other time. Not a new reveal or play: a person
+        says which (a correction if it is the new reading). True when handled here."""
+        if old is None or sure_card(old.reading) is None or sure_card(new.reading) is None:
+            return False
+        was, now = old.reading, new.reading
+        if new.zone == "scoring" and was.kind == now.kind == "scoring":
+            before, after = _scoring(was), _scoring(now)
+            if before not in game.revealed:
+                return False
+            fix: Any = ScoringCorrected(game.round_index, game.revealed.index(before), after,
+                                        now_iso(), "the camera read the card again")
+        elif isinstance(new.zone, int) and was.kind == now.kind == "number":
+            at = self._play_position(game, new.zone, was.value)
+            if at is None:
+                return False
+            fix = PlayCorrected(game.round_index, at, new.zone, now.value, now_iso(),
+                                "the camera read the card again")
+            before, after = was.value, now.value
+        else:
+            return False
+        where = "in the scoring row" if new.zone == "scoring" else \
+            f"in front of {self._name(game, new.zone)}"
+        self.host.ask(f"The card {where} read as {before} now looks like {after}. Which is it?", [
+            (f"keep:{before}", str(before), lambda: None),
+            (f"fix:{after}", str(after), self._correcting(fix)),
+        ], moot=lambda r=game.round_index: self._round_over(r))
+        return True
+
+    @staticmethod
+    def _play_position(game: Game, seat: int, card: int) -> int | None:
+        """The trick (0-based, this round) in which `seat` played `card`, if it did."""
+        for trick in game.tricks_this_round:
+            if any(p.seat == seat and p.card == card for p in trick.plays):
+                return trick.index
+        if any(p.seat == seat and p.card == card for p in game.trick_plays):
+            return game.trick_index
+        return None
 
     @staticmethod
     def _played_this_round(game: Game) -> dict[int, int]:
@@ -134,13 +198,21 @@ class TableInterpreter:
     def _scoring_seen(self, game: Game, reading: Any, t: float) -> None:
         seen = sure_card(reading)
         if seen is not None and seen.kind == "scoring":
-            card = ScoringCard(seen.value, Colour(seen.colour) if seen.colour else None)
+            card = _scoring(seen)
             if card in game.revealed or any(p.card == card for p in self.scoring):
+                self._seen_now(game).add(("scoring", card))
                 return  # the same card seen again (moved, or uncovered): nothing new
         card, options = narrow(reading, lambda c: _legal_scoring(game, c))
-        if card is not None:
+        # narrowing rules out the cards already revealed, but those lie in the row: an unsure
+        # read that may well be one the camera has not seen since a restart is no new reveal
+        unseen = {c for c in game.revealed if ("scoring", c) not in self._seen_now(game)}
+        on_table = sum(p for c, p in reading.candidates
+                       if c.kind == "scoring" and _scoring(c) in unseen)
+        if card is not None and on_table < MAY_BE_ON_TABLE:
             self.scoring.append(_Pending(card, t))
             return
+        if game.trick_value is not None and on_table >= MAY_BE_ON_TABLE:
+            return  # no reveal is due: a card of the row seen again
         if reading.kind == "number":
             self.host.ask(f"A number card ({reading.value}) lies in the scoring row.",
                           [("ignore", "OK", lambda: None)])
@@ -156,11 +228,17 @@ class TableInterpreter:
         seen_value = seen.value if seen is not None and seen.kind == "number" else None
         played_by = self._played_this_round(game)
         if seen_value is not None and played_by.get(seen_value) == seat:
+            self._seen_now(game).add(("number", seen_value))
             return  # already played by this seat: the same card seen again
         pending = self.plays.get(seat)
         if pending is not None and pending.card == seen_value:
             return
         card, options = narrow(reading, lambda c: _legal_number(game, c))
+        lying = next((p.card for p in game.trick_plays if p.seat == seat), None)
+        if lying is not None and ("number", lying) not in self._seen_now(game) and sum(
+                p for c, p in reading.candidates
+                if c.kind == "number" and c.value == lying) >= MAY_BE_ON_TABLE:
+            card = None  # may well be this seat's card of this trick, not seen since: ask
         name = self._name(game, seat)
         played = next((p.card for p in game.trick_plays if p.seat == seat), None)
         if card is not None and played is not None:
@@ -233,7 +311,17 @@ class TableInterpreter:
         self._ask_about_waiting(game, t)
         return tricks
 
+    def _seen_now(self, game: Game) -> set[Any]:
+        """The cards seen on the table this round ((kind, card) pairs)."""
+        if self._seen_round != game.round_index:
+            self._seen, self._seen_round = set(), game.round_index
+        return self._seen
+
     def _apply(self, event: Any) -> list[Any]:
+        game = self.host.game
+        if game is not None and isinstance(event, ScoringRevealed | CardPlayed):
+            kind = "scoring" if isinstance(event, ScoringRevealed) else "number"
+            self._seen_now(game).add((kind, event.card))  # applied from a sighting: seen
         try:
             trick = self.host.apply_event(event)
         except RuleError as err:
@@ -278,6 +366,10 @@ class TableInterpreter:
         return choose
 
     # -- when a question answered itself --------------------------------------------------------
+
+    def _round_over(self, round_index: int) -> bool:
+        game = self.host.game
+        return game is None or game.game_over or game.round_index != round_index
 
     def _moved_on(self, trick: tuple[int, int]) -> Game | None:
         """The game in play if it is still in that (round, trick), else None."""

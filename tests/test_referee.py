@@ -128,6 +128,31 @@ def test_an_unrelated_question_stays(referee):
     assert referee.view()["waiting"] == 1
 
 
+def test_a_scoring_card_read_again_as_another_asks_instead_of_revealing(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-9")))
+    feed(referee, 1.1, seen(1, sure("number-1")), seen(2, sure("number-2")),
+         seen(0, sure("number-3")))
+    # the same card, same place: the camera now reads the 9 as a 6
+    feed(referee, 2.0, seen("scoring", sure("scoring-9"), "removed"),
+         seen("scoring", sure("scoring-6")))
+    feed(referee, 3.5)
+    assert [str(c) for c in referee.game.revealed] == ["9"]  # no new reveal on a re-read
+    conflict = referee.view()["conflict"]
+    assert "read as 9 now looks like 6" in conflict["message"]
+    referee.call(Resolve(conflict["id"], "fix:6"))  # it was the 6: a correction, replayed
+    assert [str(c) for c in referee.game.revealed] == ["6"]
+    assert referee.game.balances == [6, -6, 0]  # the 3 (Ana) high, the 1 (Ben) low
+
+
+def test_a_play_read_again_as_another_keeps_it_on_ok(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-4")))
+    feed(referee, 1.1, seen(1, sure("number-19")))
+    feed(referee, 2.0, seen(1, sure("number-19"), "removed"), seen(1, sure("number-16")))
+    assert "read as 19 now looks like 16" in referee.conflict.message
+    referee.call(ButtonPress("ok"))  # the first choice: keep what was recorded
+    assert referee.game.trick_plays[0].card == 19 and referee.conflict is None
+
+
 def test_ok_button_takes_the_first_choice(referee):
     feed(referee, 0.0, seen(1, reading(("number-17", 0.45), ("number-47", 0.4), kind="unknown")))
     referee.call(ButtonPress("ok"))
