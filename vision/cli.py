@@ -247,12 +247,10 @@ def load_set(args: argparse.Namespace) -> list[dict]:
     if args.conditions != "all":
         tag += "-" + "+".join(names)
     folder = Path(args.set_dir or f"var/vision-eval/{tag}")
-    try:
-        if not (folder / "truth.jsonl").exists():
-            print(f"eval: rendering {args.frames} frames into {folder}", file=sys.stderr)
-            make_labelled_set(folder, args.frames, seed=args.seed, conditions=names,
-                              style=None if args.editions else DEFAULT_STYLE,
-                              progress=lambda i, n: progress_bar()("render", i, n))
+    try:  # returns at once when the folder holds this very set (a digest), else renders it
+        make_labelled_set(folder, args.frames, seed=args.seed, conditions=names,
+                          style=None if args.editions else DEFAULT_STYLE,
+                          progress=lambda i, n: progress_bar()(f"render {folder}", i, n))
         return load_labelled_set(folder)
     except SimError as exc:
         raise EvalError(str(exc)) from exc

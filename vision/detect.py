@@ -269,61 +269,62 @@ def refine_quads(quads: list[np.ndarray], dist: np.ndarray) -> list[np.ndarray]:
     each half of the side. The foreground mask is smoothed and closed, a polygon fit leans on
     rounded corners, and a side found from the usual card size may reach over a gap into the
     next card; the reader wants a crop cut at the card's edge. A half-side with no clear step
-    (an edge over another card, a hand) follows the other half, or keeps its place."""
+    (an edge over another card, a hand) follows the other half, or keeps its place. All sides
+    of all quads at once (numpy): about 0.1 ms a card."""
     if not quads:
         return quads
     f = dist.astype(np.float32)
-    grad = (cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3))
-    return [_refine_quad(q.astype(np.float64), grad) for q in quads]
-
-
-def _edge_offset(a: np.ndarray, b: np.ndarray, n: np.ndarray, ts: np.ndarray,
-                 grad: tuple[np.ndarray, np.ndarray]) -> float | None:
-    """How far along the outward normal `n` the points `ts` of side a-b must move to lie on
-    the edge; None when there is no clear edge there."""
-    pts = (a + ts[:, None] * (b - a))[None, :, :] + _EDGE_D[:, None, None] * n
+    gx, gy = cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3)
+    q = np.stack([np.asarray(x, np.float64).reshape(4, 2) for x in quads])  # (Q, 4, 2)
+    a, b = q, np.roll(q, -1, axis=1)  # side i runs from corner i to corner i+1
+    along = b - a
+    length = np.maximum(np.hypot(along[..., 0], along[..., 1]), 1e-9)
+    n = np.stack([along[..., 1], -along[..., 0]], axis=-1) / length[..., None]
+    outward = ((a - q.mean(axis=1, keepdims=True)) * n).sum(axis=-1) >= 0
+    n = np.where(outward[..., None], n, -n)
+    ts = np.stack(_EDGE_HALVES)  # (2, T)
+    on_side = a[:, :, None, None] + ts[None, None, :, :, None] * along[:, :, None, None]
+    pts = on_side[:, :, :, None] + _EDGE_D[:, None, None] * n[:, :, None, None, None]
+    nx, ny = (n[..., k][:, :, None, None, None] for k in (0, 1))
     # the distance from the table falls going outwards across the card's edge
-    step = -(_sample(grad[0], pts) * n[0] + _sample(grad[1], pts) * n[1])
-    score = np.median(step, axis=1)
-    k = int(np.argmax(score))
-    if score[k] < _EDGE_MIN_STEP:
-        return None
-    d = float(_EDGE_D[k])
-    if 0 < k < len(score) - 1:  # parabola through the peak: sub-pixel
-        den = score[k - 1] - 2 * score[k] + score[k + 1]
-        if den < 0:
-            d += 0.25 * (score[k - 1] - score[k + 1]) / den
-    return d
+    score = np.median(-(_sample(gx, pts) * nx + _sample(gy, pts) * ny), axis=-1)  # (Q,4,2,D)
+    d = _peak_offsets(score)  # (Q, 4, 2), NaN where no clear edge
+    d1, d2 = d[..., 0], d[..., 1]
+    one = np.where(np.isnan(d1), d2, d1)  # a half with no edge: the side moves as a whole
+    one = np.nan_to_num(one)
+    split = np.isnan(d1) | np.isnan(d2) | (np.abs(d1 - d2) > 3.0)  # or two different edges
+    d1 = np.where(split, np.where(np.isnan(d1) | np.isnan(d2), one, (d1 + d2) / 2), d1)
+    d2 = np.where(split, d1, d2)
+    t1, t2 = (float(h.mean()) for h in _EDGE_HALVES)
+    p1 = a + t1 * along + d1[..., None] * n
+    p2 = a + t2 * along + d2[..., None] * n
+    new = _cross_lines(np.roll(p1, 1, axis=1), np.roll(p2, 1, axis=1), p1, p2, q)
+    bad = (length < 4).any(axis=1) | (np.abs(new - q).max(axis=(1, 2)) > 10.0)
+    return [(qi if b_ else ni).astype(np.float32) for qi, ni, b_ in zip(q, new, bad, strict=True)]
 
 
-def _refine_quad(q: np.ndarray, grad: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    centre = q.mean(axis=0)
-    lines = []
-    for i in range(4):
-        a, b = q[i], q[(i + 1) % 4]
-        length = float(np.hypot(*(b - a)))
-        if length < 4:
-            return q.astype(np.float32)
-        n = np.array([b[1] - a[1], a[0] - b[0]]) / length
-        if n @ (a - centre) < 0:
-            n = -n  # outward
-        d1, d2 = (_edge_offset(a, b, n, ts, grad) for ts in _EDGE_HALVES)
-        if d1 is None or d2 is None:  # a half shows no edge: move the side as a whole
-            d1 = d2 = next((d for d in (d1, d2) if d is not None), 0.0)
-        elif abs(d1 - d2) > 3.0:  # the halves found two different edges: do not turn it
-            d1 = d2 = (d1 + d2) / 2
-        # the side through its two moved half-way points, extended to the side's ends
-        t1, t2 = float(_EDGE_HALVES[0].mean()), float(_EDGE_HALVES[1].mean())
-        p1, p2 = a + t1 * (b - a) + d1 * n, a + t2 * (b - a) + d2 * n
-        lines.append((p1, p2))
-    corners = []
-    for i in range(4):
-        x = _line_cross(*lines[i - 1], *lines[i])
-        corners.append(x if x is not None else q[i])
-    new = np.array(corners, np.float32)
-    if np.abs(new - q).max() > 10.0:  # a crossing far off (nearly parallel sides): keep it
-        return q.astype(np.float32)
-    return new
+def _peak_offsets(score: np.ndarray) -> np.ndarray:
+    """The sub-pixel offset of the strongest step along the last axis; NaN where it is weak."""
+    k = score.argmax(axis=-1)
+    peak = np.take_along_axis(score, k[..., None], axis=-1)[..., 0]
+    lo = np.take_along_axis(score, np.maximum(k - 1, 0)[..., None], axis=-1)[..., 0]
+    hi = np.take_along_axis(score, np.minimum(k + 1, score.shape[-1] - 1)[..., None],
+                            axis=-1)[..., 0]
+    den = lo - 2 * peak + hi
+    inner = (k > 0) & (k < score.shape[-1] - 1) & (den < 0)
+    frac = np.where(inner, 0.25 * (lo - hi) / np.where(den < 0, den, -1.0), 0.0)
+    return np.where(peak >= _EDGE_MIN_STEP, _EDGE_D[k] + frac, np.nan)
+
+
+def _cross_lines(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray,
+                 fallback: np.ndarray) -> np.ndarray:
+    """Crossing of the lines p1-p2 and p3-p4 (arrays of points); `fallback` where parallel."""
+    d1, d2 = p2 - p1, p4 - p3
+    den = d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0]
+    ok = np.abs(den) > 1e-6
+    t = ((p3[..., 0] - p1[..., 0]) * d2[..., 1] - (p3[..., 1] - p1[..., 1]) * d2[..., 0]
+         ) / np.where(ok, den, 1.0)
+    return np.where(ok[..., None], p1 + t[..., None] * d1, fallback)
 
 
 def _iou(q1: np.ndarray, q2: np.ndarray) -> float:
@@ -573,9 +574,8 @@ class Detector:
         for q in keep_out:
             cv2.fillConvexPoly(table, np.rint(q * scale).astype(np.int32), 0)
         table = cv2.erode(table, np.ones((5, 5), np.uint8))  # away from any object's rim
-        sel = table.astype(bool)
-        self._table_lab[sel] = lab[sel]
-        return int(sel.sum())
+        cv2.copyTo(lab, table, self._table_lab)  # in place (numpy's boolean index: 10x slower)
+        return cv2.countNonZero(table)
 
     @staticmethod
     def work_size(frame: np.ndarray) -> tuple[np.ndarray, float]:
