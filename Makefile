@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench browser clean
+.PHONY: demo test lint bench tools clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,13 +17,13 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(VENV)/bin/tightrope-companion demo $(DEMO_FLAGS)
 
-browser:
-	@sh scripts/ensure-chromium.sh
+tools:
+	@sh scripts/ensure-test-tools.sh
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-test: $(STAMP) browser lint
+test: $(STAMP) tools lint
 	$(PY) -m pytest
 
 bench: $(STAMP)

@@ -4,7 +4,7 @@ real server (web.server) and a running referee.
 Opens the table page, pushes a trick through the referee and sees the page update without a
 reload within a second, resolves a conflict with the host PIN, and saves a screenshot to
 test-artifacts/table.png. Without Chromium it fails under CI (CI=true) and skips elsewhere;
-`make test` (scripts/ensure-chromium.sh) installs it.
+`make test` (scripts/ensure-test-tools.sh) installs it.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def chromium_path() -> str:
             or "/usr/bin/chromium")
     reason = None
     if not Path(path).exists():
-        reason = f"no chromium at {path}: run `sh scripts/ensure-chromium.sh`"
+        reason = f"no chromium at {path}: run `sh scripts/ensure-test-tools.sh`"
     else:
         try:
             import playwright.sync_api  # noqa: F401

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Debian packages the tests use, installed where missing: chromium (the browser tests drive it
+# through Playwright) and shellcheck (the installer is checked with it).
+set -e
+missing=""
+if ! command -v chromium >/dev/null 2>&1 && [ -z "${TIGHTROPE_CHROMIUM:-}" ]; then
+    missing="$missing chromium"
+fi
+if ! command -v shellcheck >/dev/null 2>&1; then
+    missing="$missing shellcheck"
+fi
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+echo "installing Debian's$missing for the tests"
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086  # the package names are meant to split
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
