@@ -192,10 +192,10 @@ def _card_like(contour: np.ndarray) -> tuple[bool, tuple]:
     return (1.38 < aspect < 1.72 and fill > 0.88), rect
 
 
-def _support_map(small: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _support_map(grey: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Distance (px) to the nearest edge: blob outline or an image edge (a card's edge over
     another card). Canny thresholds follow the image's own grey level statistics."""
-    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    grey = cv2.GaussianBlur(grey, (3, 3), 0)
     med, _ = _median_u8(grey)
     edges = cv2.Canny(grey, max(10.0, 0.4 * med), max(30.0, 0.9 * med))
     outline = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
@@ -449,51 +449,80 @@ def _decompose_blob(c: np.ndarray, mask: np.ndarray, small: np.ndarray, min_w: f
     x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
     sub_mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(sub_mask, [c], -1, 255, -1, offset=(-x0, -y0))
-    dist = _support_map(small[y0:y1, x0:x1], sub_mask)
+    grey = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+    dist = _support_map(grey, sub_mask)
     shift = np.array([[x0, y0]], np.int32)
     quads = _decompose(c - shift, sub_mask, dist, min_w, widths)
     if widths:
-        quads += _split_rows(sub_mask, quads, widths[0])
+        quads += _split_rows(sub_mask, grey, quads, widths[0])
     return [q + shift.astype(np.float32) for q in quads]
 
 
-def _split_rows(blob: np.ndarray, found: list[np.ndarray], w0: float) -> list[np.ndarray]:
-    """Cards the corners did not explain: cards touching side by side in a row (the scoring
-    row) merge into one long rectangle whose only corners are the row's own. What is left of
-    the blob once the cards found are taken out is cut into card-sized cells when it is a row
-    (or a column) of k cards of the usual size, each cell mostly foreground."""
-    rest = blob.copy()
-    for q in found:
-        cv2.fillConvexPoly(rest, np.rint(q).astype(np.int32), 0)
-    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    h0 = w0 * ASPECT
-    contours, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    cells: list[np.ndarray] = []
-    for c in contours:
-        if cv2.contourArea(c) < 0.5 * w0 * h0:
-            continue
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
-        along = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
-        if rw < rh:  # `along` follows the long side
-            rw, rh, along = rh, rw, np.array([-along[1], along[0]])
-        across = np.array([-along[1], along[0]])
-        for cell_len, cell_across in ((w0, h0), (h0, w0)):  # a row, or a column
-            if not 0.85 * cell_across < rh < 1.2 * cell_across:
-                continue
-            k = round(rw / (1.05 * cell_len))
-            if k < 1 or not 0.9 < rw / (k * cell_len) < 1.2:
-                continue
-            step = rw / k
-            for i in range(k):
-                mid = np.array([cx, cy]) + (i - (k - 1) / 2) * step * along
-                half_l, half_a = 0.5 * min(step, 1.1 * cell_len) * along, 0.5 * rh * across
-                q = np.array([mid - half_l - half_a, mid + half_l - half_a,
-                              mid + half_l + half_a, mid - half_l + half_a], np.float32)
-                inside = _sample(blob, q.mean(axis=0) + (_GRID - 0.5) @ np.stack(
-                    [2 * half_l, 2 * half_a]))
-                if (inside > 0).mean() > 0.85 and all(_iou(q, o) < 0.35 for o in found):
-                    cells.append(q)
-            break
+def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0: float
+                ) -> list[np.ndarray]:
+    """Cards the corners did not explain in a row of cards touching side by side (the scoring
+    row): such a row merges into one long blob whose only corners are the row's own. Turned so
+    the row runs across, most columns of the blob are one card tall (a zero lying across half
+    of a card sticks out of it): that height gives the card size, and the band of that height
+    holding most of the blob, with bare table above and below it, is the row. It is cut into
+    card-wide cells at the vertical edges between the cards; cells not already found are
+    returned. `w0` (the usual card width) only bounds the size the row may show."""
+    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours or not found:  # a row's end cards show all their corners: no card, no row
+        return []
+    (cx, cy), (rw, rh), _ = cv2.minAreaRect(max(contours, key=cv2.contourArea))
+    if max(rw, rh) < 1.3 * min(rw, rh):
+        return []  # not a row of cards
+    # the row runs along the cards' short sides (from the cards found: a zero sticking out
+    # would turn the blob's own rectangle)
+    sides = [q[1] - q[0] if np.hypot(*(q[1] - q[0])) < np.hypot(*(q[2] - q[1])) else q[2] - q[1]
+             for q in found]
+    ang = float(np.degrees(np.median([math.atan2(v[1], v[0]) % math.pi for v in sides])))
+    h, w = blob.shape
+    size = int(math.hypot(w, h)) + 2
+    rot = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
+    rot[:, 2] += (size / 2 - cx, size / 2 - cy)  # centred in a square that holds any turn
+    fg = cv2.warpAffine(blob, rot, (size, size), flags=cv2.INTER_NEAREST) > 0
+    heights = fg.sum(axis=0)
+    band_h = int(round(float(np.median(heights[heights > 0]))))
+    card_w = band_h / ASPECT
+    if not 0.5 * w0 < card_w < 2.0 * w0 or band_h < 8:
+        return []  # (w0 may come from a first guess, hence the wide bounds)
+    rows = np.cumsum(np.concatenate([[0], fg.sum(axis=1)]))
+    y0 = int(np.argmax(rows[band_h:] - rows[:-band_h]))
+    band = fg[y0 : y0 + band_h]
+    full = band.mean(axis=0) > 0.6
+    runs = np.flatnonzero(np.diff(np.concatenate([[0], full.astype(np.int8), [0]])))
+    if len(runs) < 2:
+        return []
+    longest = int(np.argmax(runs[1::2] - runs[0::2]))
+    x_lo, x_hi = int(runs[2 * longest]), int(runs[2 * longest + 1])
+    k = round((x_hi - x_lo) / (1.03 * card_w))
+    if k < 2 or not 0.9 < (x_hi - x_lo) / (k * card_w) < 1.25:
+        return []
+    if band[:, x_lo:x_hi].mean() < 0.9:
+        return []  # cards fill their band; a glare spot or a hand does not
+    margin = max(3, round(0.15 * band_h))  # cards a little out of line stick out this far
+    above = fg[max(0, y0 - margin), x_lo:x_hi]
+    below = fg[min(size - 1, y0 + band_h + margin), x_lo:x_hi]
+    if above.mean() > 0.5 or below.mean() > 0.5:
+        return []  # the band is not the row's full height: table must show above and below
+    turned = cv2.warpAffine(grey, rot, (size, size), flags=cv2.INTER_LINEAR)
+    edges = np.abs(cv2.Sobel(turned[y0 : y0 + band_h].astype(np.float32), cv2.CV_32F, 1, 0,
+                             ksize=3)).sum(axis=0)
+    step = (x_hi - x_lo) / k
+    cuts = [float(x_lo)]
+    for i in range(1, k):  # each cut on the strongest vertical edge near where it should be
+        lo, hi = int(x_lo + (i - 0.2) * step), int(x_lo + (i + 0.2) * step) + 1
+        cuts.append(float(lo + np.argmax(edges[lo:hi])) + 0.5)
+    cuts.append(float(x_hi))
+    back = cv2.invertAffineTransform(rot)
+    cells = []
+    for xa, xb in zip(cuts[:-1], cuts[1:], strict=True):
+        box = np.float32([[xa, y0], [xb, y0], [xb, y0 + band_h], [xa, y0 + band_h]])
+        q = cv2.transform(box[None], back)[0]
+        if all(_iou(q, o) < 0.35 for o in found):
+            cells.append(q)
     return cells
 
 
