@@ -33,12 +33,21 @@ SKIN = [(120, 160, 215), (90, 130, 190), (60, 95, 150), (140, 175, 225), (45, 70
 TABLES = [(150, 190, 215), (60, 85, 115), (70, 120, 60), (125, 125, 120), (35, 35, 38)]
 
 
-def _occlude_half(face: np.ndarray, cover: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A zero lying across half of a scoring card: one half shows part of the zero instead."""
+def _occlude_half(face: np.ndarray, cover: np.ndarray, rng: np.random.Generator,
+                  blue: bool = True) -> np.ndarray:
+    """A zero lying across half of a scoring card: one half shows part of the zero instead.
+    Mostly as players lay it: a blue 0 over the card's blue (top) half, a red 0 over its red
+    half, the zero's plain half on the card; then the red half of a card under a blue 0 and a
+    red 0 differ only by their numerals (a 9 or a 6 against the 0)."""
     h = CARD_H // 2 + int(rng.integers(-12, 13))
-    src = cover if rng.random() < 0.5 else cover[::-1, ::-1]
     out = face.copy()
-    if rng.random() < 0.5:
+    if rng.random() < 0.8:
+        over_top = blue
+        src = cover
+    else:
+        over_top = rng.random() < 0.5
+        src = cover if rng.random() < 0.5 else cover[::-1, ::-1]
+    if over_top:
         out[:h] = src[CARD_H - h :]
     else:
         out[CARD_H - h :] = src[:h]
@@ -160,9 +169,10 @@ def card_sample(face_of: Callable[[CardId], np.ndarray], card_index: int, flip: 
     """One augmented crop of card ALL_CARDS[card_index], upright or turned 180 deg."""
     card = ALL_CARDS[card_index]
     face = face_of(card)
-    if card.kind == "scoring" and card.value > 0 and rng.random() < 0.3:
-        zero = CardId("scoring", 0, "blue" if rng.random() < 0.5 else "red")
-        face = _occlude_half(face, face_of(zero), rng)
+    if card.kind == "scoring" and card.value > 0 and rng.random() < 0.45:
+        blue = rng.random() < 0.5
+        zero = CardId("scoring", 0, "blue" if blue else "red")
+        face = _occlude_half(face, face_of(zero), rng, blue)
     elif rng.random() < 0.12:
         face = _occlude_blob(face, rng)
     if flip:
