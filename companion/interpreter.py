@@ -9,7 +9,6 @@ Nothing is scored on a guess.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -50,19 +49,20 @@ class _Pending:
     t: float
     seat: int | None = None
     asked: bool = False  # a person was asked about it (or chose it): do not ask again
+    track: int = -1  # the watcher's track (physical card) it was seen as
+
+
+@dataclass
+class _Known:
+    """What a physical card on the table stands for in the game."""
+
+    round: int
+    card: Any  # ScoringCard or int
+    seat: int | None = None  # the seat that played it (number cards)
 
 
 def _scoring(reading: Any) -> ScoringCard:
     return ScoringCard(reading.value, Colour(reading.colour) if reading.colour else None)
-
-
-def _same_place(obs: Any, candidates: list[Any]) -> Any | None:
-    """The observation among `candidates` lying where `obs` lies (the same track re-read)."""
-    for other in candidates:
-        size = math.dist(other.quad[0], other.quad[1])  # the card's width
-        if other.zone == obs.zone and math.dist(other.center, obs.center) < 0.3 * size:
-            return other
-    return None
 
 
 def _legal_scoring(game: Game, cand: Any) -> ScoringCard | None:
@@ -115,6 +115,7 @@ class TableInterpreter:
         # the cards already there appear again, and an unsure read may be one of them.
         self._seen: set[Any] = set()
         self._seen_round = -1
+        self._known: dict[int, _Known] = {}  # watcher track -> the reveal or play it stands for
 
     # -- what the camera saw -------------------------------------------------------------------
 
@@ -125,44 +126,55 @@ class TableInterpreter:
         if game is None or game.game_over:
             return []
         changes = list(changes)
-        gone = [c.observation for c in changes if c.kind == "removed"]
+        # a card read again comes as its old reading removed and the new one appeared
+        read_again = {c.observation.track for c in changes if c.kind == "appeared"}
         for change in changes:
             obs = change.observation
             if change.kind == "removed":
+                if obs.track not in read_again:
+                    self._known.pop(obs.track, None)  # that card is gone from the table
                 self._removed(game, obs)
-            elif not self._reread(game, _same_place(obs, gone), obs, t):
+            elif obs.track >= 0 and obs.track in self._known:
+                self._read_again(game, obs)
+            else:
                 self._appeared(game, obs, t)
         return self.settle(t)
 
-    def _reread(self, game: Game, old: Any, new: Any, t: float) -> bool:
-        """A card the camera knew, now read as another card in the same place: the same
-        physical card misread once or the other time. Not a new reveal or play: a person
-        says which (a correction if it is the new reading). True when handled here."""
-        if old is None or sure_card(old.reading) is None or sure_card(new.reading) is None:
-            return False
-        was, now = old.reading, new.reading
-        if new.zone == "scoring" and was.kind == now.kind == "scoring":
-            before, after = _scoring(was), _scoring(now)
-            if before not in game.revealed:
-                return False
-            fix: Any = ScoringCorrected(game.round_index, game.revealed.index(before), after,
-                                        now_iso(), "the camera read the card again")
-        elif isinstance(new.zone, int) and was.kind == now.kind == "number":
-            at = self._play_position(game, new.zone, was.value)
-            if at is None:
-                return False
-            fix = PlayCorrected(game.round_index, at, new.zone, now.value, now_iso(),
-                                "the camera read the card again")
-            before, after = was.value, now.value
+    def _read_again(self, game: Game, obs: Any) -> None:
+        """A physical card that already stands for a reveal or a play, now read as another
+        card: the same card misread once or the other time. Never a new reveal or play: a
+        person says which (the new reading is a correction event). A card of an earlier round
+        (the row being cleared) or an unsure glimpse changes nothing."""
+        known = self._known[obs.track]
+        now = sure_card(obs.reading)
+        if known.round != game.round_index or now is None or now.kind == "unknown":
+            return
+        after: Any = _scoring(now) if now.kind == "scoring" else now.value
+        if after == known.card or (now.kind == "scoring") != (known.seat is None):
+            return
+        if known.seat is None:
+            if known.card not in game.revealed:
+                return
+            fix: Any = ScoringCorrected(game.round_index, game.revealed.index(known.card),
+                                        after, now_iso(), "the camera read the card again")
+            where = "in the scoring row"
         else:
-            return False
-        where = "in the scoring row" if new.zone == "scoring" else \
-            f"in front of {self._name(game, new.zone)}"
-        self.host.ask(f"The card {where} read as {before} now looks like {after}. Which is it?", [
-            (f"keep:{before}", str(before), lambda: None),
-            (f"fix:{after}", str(after), self._correcting(fix)),
-        ], moot=lambda r=game.round_index: self._round_over(r))
-        return True
+            at = self._play_position(game, known.seat, known.card)
+            if at is None:
+                return
+            fix = PlayCorrected(game.round_index, at, known.seat, after, now_iso(),
+                                "the camera read the card again")
+            where = f"in front of {self._name(game, known.seat)}"
+
+        def take_new() -> None:
+            if self._apply(fix) is not None:
+                known.card = after
+
+        self.host.ask(
+            f"The card {where} read as {known.card} now looks like {after}. Which is it?",
+            [(f"keep:{known.card}", str(known.card), lambda: None),
+             (f"fix:{after}", str(after), take_new)],
+            moot=lambda r=game.round_index: self._round_over(r))
 
     @staticmethod
     def _play_position(game: Game, seat: int, card: int) -> int | None:
@@ -185,22 +197,24 @@ class TableInterpreter:
         zone, reading = obs.zone, obs.reading
         kind = reading.kind
         if zone == "scoring":
-            self._scoring_seen(game, reading, t)
+            self._scoring_seen(game, reading, t, obs.track)
         elif isinstance(zone, int) and kind in ("number", "unknown"):
-            self._number_seen(game, zone, reading, t)
+            self._number_seen(game, zone, reading, t, obs.track)
         elif kind == "number":
-            self._ask_whose(game, reading, t, zone)
+            self._ask_whose(game, reading, t, zone, obs.track)
         elif kind == "scoring" and isinstance(zone, int):
             self.host.ask(
                 f"A scoring card ({reading.value}) lies in {self._name(game, zone)}'s place: "
                 "move it to the scoring row.", [("ignore", "OK", lambda: None)])
 
-    def _scoring_seen(self, game: Game, reading: Any, t: float) -> None:
+    def _scoring_seen(self, game: Game, reading: Any, t: float, track: int) -> None:
         seen = sure_card(reading)
         if seen is not None and seen.kind == "scoring":
             card = _scoring(seen)
             if card in game.revealed or any(p.card == card for p in self.scoring):
                 self._seen_now(game).add(("scoring", card))
+                if card in game.revealed:
+                    self._known[track] = _Known(game.round_index, card)
                 return  # the same card seen again (moved, or uncovered): nothing new
         card, options = narrow(reading, lambda c: _legal_scoring(game, c))
         # narrowing rules out the cards already revealed, but those lie in the row: an unsure
@@ -209,7 +223,7 @@ class TableInterpreter:
         on_table = sum(p for c, p in reading.candidates
                        if c.kind == "scoring" and _scoring(c) in unseen)
         if card is not None and on_table < MAY_BE_ON_TABLE:
-            self.scoring.append(_Pending(card, t))
+            self.scoring.append(_Pending(card, t, track=track))
             return
         if game.trick_value is not None and on_table >= MAY_BE_ON_TABLE:
             return  # no reveal is due: a card of the row seen again
@@ -219,16 +233,17 @@ class TableInterpreter:
             return
         trick = (game.round_index, game.trick_index)
         self.host.ask("Which scoring card was just revealed?", [
-            *((f"scoring:{c}", str(c), self._add_scoring(c, t)) for c in options[:4]),
+            *((f"scoring:{c}", str(c), self._add_scoring(c, t, track)) for c in options[:4]),
             ("ignore", "Not a new scoring card", lambda: None),
         ], moot=lambda: self._trick_has_value(trick))
 
-    def _number_seen(self, game: Game, seat: int, reading: Any, t: float) -> None:
+    def _number_seen(self, game: Game, seat: int, reading: Any, t: float, track: int) -> None:
         seen = sure_card(reading)
         seen_value = seen.value if seen is not None and seen.kind == "number" else None
         played_by = self._played_this_round(game)
         if seen_value is not None and played_by.get(seen_value) == seat:
             self._seen_now(game).add(("number", seen_value))
+            self._known[track] = _Known(game.round_index, seen_value, seat)
             return  # already played by this seat: the same card seen again
         pending = self.plays.get(seat)
         if pending is not None and pending.card == seen_value:
@@ -251,12 +266,12 @@ class TableInterpreter:
             ])
             return
         if card is not None and pending is None:
-            self.plays[seat] = _Pending(card, t, seat)
+            self.plays[seat] = _Pending(card, t, seat, track=track)
             return
         if card is not None:  # a second card in one seat's place during one trick
             self.host.ask(f"{name} has two cards out: {pending.card} and {card}. Which counts?", [
                 (f"card:{pending.card}", str(pending.card), lambda: None),
-                (f"card:{card}", str(card), self._set_play(seat, card, t)),
+                (f"card:{card}", str(card), self._set_play(seat, card, t, track)),
             ])
             return
         if seen_value in played_by:
@@ -265,17 +280,18 @@ class TableInterpreter:
             return
         trick = (game.round_index, game.trick_index)
         self.host.ask(f"Which card did {name} play?", [
-            *((f"card:{c}", str(c), self._set_play(seat, c, t)) for c in options[:4]),
+            *((f"card:{c}", str(c), self._set_play(seat, c, t, track)) for c in options[:4]),
             ("ignore", "Not a card / ignore", lambda: None),
         ], moot=lambda: self._seat_has_played(trick, seat))
 
-    def _ask_whose(self, game: Game, reading: Any, t: float, zone: Any) -> None:
+    def _ask_whose(self, game: Game, reading: Any, t: float, zone: Any, track: int) -> None:
         card, _ = narrow(reading, lambda c: _legal_number(game, c))
         if card is None:
             return  # an unplayable number card outside every place: not part of the game
         seats = game.to_play()
         self.host.ask(f"Card {card} lies outside every seat's place: whose is it?", [
-            *((f"seat:{s}", self._name(game, s), self._set_play(s, card, t)) for s in seats),
+            *((f"seat:{s}", self._name(game, s), self._set_play(s, card, t, track))
+              for s in seats),
             ("ignore", "Ignore it", lambda: None),
         ])
 
@@ -298,14 +314,14 @@ class TableInterpreter:
             batch = sorted(self.scoring, key=lambda p: not p.card.is_zero)  # zeros first
             self.scoring = []
             for pending in batch:
-                tricks += self._apply(ScoringRevealed(pending.card))
+                tricks += self._apply_pending(ScoringRevealed(pending.card), pending)
         progressed = True
         while progressed and not game.game_over:
             progressed = False
             for seat in game.to_play():
                 pending = self.plays.pop(seat, None)
                 if pending is not None:
-                    tricks += self._apply(CardPlayed(seat, pending.card))
+                    tricks += self._apply_pending(CardPlayed(seat, pending.card), pending)
                     progressed = True
                     break
         self._ask_about_waiting(game, t)
@@ -317,17 +333,29 @@ class TableInterpreter:
             self._seen, self._seen_round = set(), game.round_index
         return self._seen
 
-    def _apply(self, event: Any) -> list[Any]:
+    def _apply_pending(self, event: ScoringRevealed | CardPlayed, pending: _Pending
+                       ) -> list[Any]:
+        """Apply a sighting's event; its physical card then stands for it."""
         game = self.host.game
-        if game is not None and isinstance(event, ScoringRevealed | CardPlayed):
-            kind = "scoring" if isinstance(event, ScoringRevealed) else "number"
-            self._seen_now(game).add((kind, event.card))  # applied from a sighting: seen
+        if game is None:
+            return []
+        kind = "scoring" if isinstance(event, ScoringRevealed) else "number"
+        self._seen_now(game).add((kind, event.card))
+        known = _Known(game.round_index, event.card, pending.seat)
+        tricks = self._apply(event)
+        if tricks is not None:
+            self._known[pending.track] = known
+        return tricks or []
+
+    def _apply(self, event: Any) -> list[Any] | None:
+        """Apply an event through the referee: the trick it completed (a list of at most one),
+        or None when the rules refuse it (a person is told)."""
         try:
             trick = self.host.apply_event(event)
         except RuleError as err:
             self.host.ask(f"The camera saw something the rules refuse: {err.detail}",
                           [("ignore", "OK", lambda: None)])
-            return []
+            return None
         return [trick] if trick is not None else []
 
     def _ask_about_waiting(self, game: Game, t: float) -> None:
@@ -345,14 +373,14 @@ class TableInterpreter:
 
     # -- choices ------------------------------------------------------------------------------
 
-    def _add_scoring(self, card: ScoringCard, t: float) -> Callable[[], None]:
+    def _add_scoring(self, card: ScoringCard, t: float, track: int) -> Callable[[], None]:
         def choose() -> None:
-            self.scoring.append(_Pending(card, t))
+            self.scoring.append(_Pending(card, t, track=track))
         return choose
 
-    def _set_play(self, seat: int, card: int, t: float) -> Callable[[], None]:
+    def _set_play(self, seat: int, card: int, t: float, track: int) -> Callable[[], None]:
         def choose() -> None:
-            self.plays[seat] = _Pending(card, t, seat, asked=True)
+            self.plays[seat] = _Pending(card, t, seat, asked=True, track=track)
         return choose
 
     def _correcting(self, fix: PlayCorrected) -> Callable[[], None]:

@@ -46,9 +46,14 @@ def reading(*candidates: tuple[str, float], kind: str | None = None) -> Reading:
     return Reading(best.kind, best.value, best.colour, p, cands)
 
 
-def seen(zone, rd: Reading, kind: str = "appeared") -> Change:
+_tracks = iter(range(1, 1 << 30))
+
+
+def seen(zone, rd: Reading, kind: str = "appeared", track: int | None = None) -> Change:
+    """A watcher change; each card is its own track (physical card) unless `track` says."""
     quad = np.array([[0, 0], [10, 0], [10, 15], [0, 15]], np.float32)
-    return Change(kind, Observation(rd, quad, (5.0, 7.5), zone, 3), 0)
+    track = next(_tracks) if track is None else track
+    return Change(kind, Observation(rd, quad, (5.0, 7.5), zone, 3, track), 0)
 
 
 def sure(label: str) -> Reading:
@@ -129,12 +134,12 @@ def test_an_unrelated_question_stays(referee):
 
 
 def test_a_scoring_card_read_again_as_another_asks_instead_of_revealing(referee):
-    feed(referee, 0.0, seen("scoring", sure("scoring-9")))
+    feed(referee, 0.0, seen("scoring", sure("scoring-9"), track=1))
     feed(referee, 1.1, seen(1, sure("number-1")), seen(2, sure("number-2")),
          seen(0, sure("number-3")))
-    # the same card, same place: the camera now reads the 9 as a 6
-    feed(referee, 2.0, seen("scoring", sure("scoring-9"), "removed"),
-         seen("scoring", sure("scoring-6")))
+    # the same card (track 1): the camera now reads the 9 as a 6
+    feed(referee, 2.0, seen("scoring", sure("scoring-9"), "removed", track=1),
+         seen("scoring", sure("scoring-6"), track=1))
     feed(referee, 3.5)
     assert [str(c) for c in referee.game.revealed] == ["9"]  # no new reveal on a re-read
     conflict = referee.view()["conflict"]
@@ -144,10 +149,36 @@ def test_a_scoring_card_read_again_as_another_asks_instead_of_revealing(referee)
     assert referee.game.balances == [6, -6, 0]  # the 3 (Ana) high, the 1 (Ben) low
 
 
+def test_a_card_of_the_last_round_read_again_while_cleared_is_nothing(tmp_path):
+    import random
+
+    from companion.randgame import random_game
+
+    events = random_game(random.Random(5), 3, rounds=1)
+    store = Store(tmp_path / "game.db")
+    ref = Referee(store, Hub())
+    ref.call(NewGame(events[0]))
+    first = events[1]  # the first scoring card, seen by the camera as track 7
+    label = "scoring-" + (f"0-{first.card.colour.value}" if first.card.is_zero
+                          else str(first.card.value))
+    feed(ref, 0.0, seen("scoring", sure(label), track=7))
+    feed(ref, 1.5)
+    for event in events[2:]:  # the rest of round 1 typed in by hand
+        ref.call(ManualEvent(event))
+    assert ref.game.round_index == 1 and ref.game.revealed == ()
+    other = "scoring-8" if label != "scoring-8" else "scoring-7"
+    feed(ref, 2.0, seen("scoring", sure(label), "removed", track=7),
+         seen("scoring", sure(other), track=7))  # the row being cleared, misread on the way
+    feed(ref, 3.5)
+    assert ref.game.revealed == () and ref.conflict is None
+    store.close()
+
+
 def test_a_play_read_again_as_another_keeps_it_on_ok(referee):
     feed(referee, 0.0, seen("scoring", sure("scoring-4")))
-    feed(referee, 1.1, seen(1, sure("number-19")))
-    feed(referee, 2.0, seen(1, sure("number-19"), "removed"), seen(1, sure("number-16")))
+    feed(referee, 1.1, seen(1, sure("number-19"), track=2))
+    feed(referee, 2.0, seen(1, sure("number-19"), "removed", track=2),
+         seen(1, sure("number-16"), track=2))
     assert "read as 19 now looks like 16" in referee.conflict.message
     referee.call(ButtonPress("ok"))  # the first choice: keep what was recorded
     assert referee.game.trick_plays[0].card == 19 and referee.conflict is None

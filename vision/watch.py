@@ -31,6 +31,9 @@ TINY_W = 160
 # still card read `unknown` is detected and read afresh on this many frames before the unsure
 # read is all there is. A lasting unknown object then costs nothing more.
 MAX_REREADS = 10
+# A committed card is read as another only on a reading at least this sure (and surer than
+# the one committed): more evidence is needed to overturn a card than to see one.
+OVERTURN = 0.99
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Observation:
     center: tuple[float, float]
     zone: int | str | None
     stable_frames: int
+    track: int = -1  # the physical card: the same number while it lies there, read again or not
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class _Track:
     quad: np.ndarray
     center: tuple[float, float]
     reading: Reading
+    id: int = -1
     count: int = 1
     missing: int = 0
     covered: bool = False
@@ -107,6 +112,7 @@ class TableWatcher:
         self._prev: np.ndarray | None = None
         self._scale = 1.0
         self._tracks: list[_Track] = []
+        self._track_ids = 0
         self._busy = False
         self._noise = 3.0
         self._last_full_ok = False
@@ -141,8 +147,10 @@ class TableWatcher:
             self.stats["still"] += 1
             if self.frame_index - self._absorbed_at >= self._absorb_every:
                 self._absorbed_at = self.frame_index  # the table as seen now, once a second
-                known = [t.quad for t in self._tracks] + self._waiting
-                self.detector.absorb(small[0], small[1], known)
+                # a track read as no card may be a phantom of the old table: absorbed if it
+                # looks like the table now (a real card never does)
+                known = [t.quad for t in self._tracks if t.reading.kind != "unknown"]
+                self.detector.absorb(small[0], small[1], known + self._waiting)
             return self._tick_still()
         self.stats["full"] += 1
         return self._full(frame, motion, small)
@@ -274,15 +282,17 @@ class TableWatcher:
         if track is None or track.seen:
             track = self._adopt(q, center, reading)
         if track is None:
-            self._tracks.append(_Track(q, center, reading, count=0 if moved else 1))
+            self._track_ids += 1
+            self._tracks.append(_Track(q, center, reading, self._track_ids,
+                                       count=0 if moved else 1))
             return
         track.seen = True
         known = track.committed.reading if track.committed is not None else None
-        if known is not None and known.kind != "unknown" and (
-                reading.kind == "unknown" or reading.confidence < known.confidence - 0.01):
-            # an unsure or weaker glimpse of a card known to lie here (a hand's shadow, a zero
+        if known is not None and known.kind != "unknown" and _key(reading) != _key(known) and (
+                reading.confidence < max(known.confidence, OVERTURN)):
+            # an unsure or no surer glimpse of a card known to lie here (a hand's shadow, a zero
             # laid across it) is that card; a card really swapped in place reads as sure
-            reading = track.reading
+            reading = known
         same = _key(track.reading) == _key(reading)
         track.quad, track.center = q, center
         if same and not moved:
@@ -337,7 +347,7 @@ class TableWatcher:
         prev = t.committed
         if prev is not None and _key(prev.reading) == _key(t.reading):
             return []
-        obs = Observation(t.reading, t.quad, t.center, self._zone(t.center), t.count)
+        obs = Observation(t.reading, t.quad, t.center, self._zone(t.center), t.count, t.id)
         out = []
         if prev is not None:
             out.append(Change("removed", prev, self.frame_index))
