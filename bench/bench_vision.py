@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python -m bench.bench_vision [--frames 300]  (results in docs/PERFORMANCE.md)
 
-1. Accuracy on a rendered labelled set (vision.sim.labelled: ten hard conditions, default
+1. Accuracy on a rendered labelled set (vision.sim.labelled: eleven hard conditions, default
    edition), through the `recognize` path (no learned table): zero-shot, then taught from rendered
    photos of the deck; plus zero-shot on frames printed in random other editions.
 2. Time per 1280x720 frame with 10 cards, one thread: the watcher seeing 10 new cards at once

@@ -8,7 +8,7 @@ the held-out zero-shot test printed at the end: 150 augmented crops per card and
 (`vision.teach.capture`) plus, twice, the crops the real detector cuts from 400 rendered frames in
 random editions (its own quad errors). The temperature comes from augmented crops of other random
 editions, the abstention line from 120 rendered frames in random editions (`frame_threshold`).
-The bundled model was made with the defaults (7.5 min on one core; needs the simulator).
+The bundled model was made with the defaults (about 4.5 min on one core; needs the simulator).
 """
 
 from __future__ import annotations
