@@ -6,8 +6,9 @@ Training cards are rendered in many random editions (`vision.cards.random_style`
 slant, stroke weights, paper/ink/card colours), never in the default edition, which is kept for
 the held-out zero-shot test printed at the end: 150 augmented crops per card and orientation
 (`vision.teach.capture`) plus, twice, the crops the real detector cuts from 400 rendered frames in
-random editions (its own quad errors). The temperature comes from augmented crops of other random
-editions, the abstention line from 120 rendered frames in random editions (`frame_threshold`).
+random editions and from 133 frames of scoring rows (its own quad errors). The temperature comes
+from augmented crops of other random editions, the abstention line from 120 rendered frames in
+random editions (`frame_threshold`).
 The bundled model was made with the defaults (about 4.5 min on one core; needs the simulator).
 """
 
