@@ -340,12 +340,14 @@ class TableInterpreter:
         if game is None:
             return []
         kind = "scoring" if isinstance(event, ScoringRevealed) else "number"
-        self._seen_now(game).add((kind, event.card))
-        known = _Known(game.round_index, event.card, pending.seat)
+        seen, known = self._seen_now(game), _Known(game.round_index, event.card, pending.seat)
         tricks = self._apply(event)
-        if tricks is not None:
+        if tricks is None:
+            return []
+        seen.add((kind, event.card))
+        if pending.track >= 0:
             self._known[pending.track] = known
-        return tricks or []
+        return tricks
 
     def _apply(self, event: Any) -> list[Any] | None:
         """Apply an event through the referee: the trick it completed (a list of at most one),
