@@ -128,21 +128,23 @@ def _median_u8(img: np.ndarray) -> tuple[float, float]:
     return med, mad
 
 
-def foreground(lab: np.ndarray, table_lab: np.ndarray) -> np.ndarray:
-    """Binary mask (uint8 0/255) of what is not the table: Otsu, floored by the table's noise."""
-    return _foreground(cv2.blur(_distance(lab, table_lab), (3, 3)))
+def _noise_floor(dist: np.ndarray) -> float:
+    """A distance from the table that its own noise (grain, sensor) rarely reaches: the
+    median plus six robust spreads of a distance image that is mostly table."""
+    med, mad = _median_u8(dist)
+    return med + 6.0 * max(mad, 1.0)
 
 
 def _foreground(dist: np.ndarray) -> np.ndarray:
-    """Foreground above Otsu's line (at least 0.6 of it), floored by the table's noise; plus,
+    """Binary mask (uint8 0/255) of what is not the table, from the (blurred) colour distance:
+    foreground above Otsu's line (at least 0.6 of it), floored by the table's noise; plus,
     from below that line down to the noise floor, any region shaped like a card on its own.
     Otsu sits between the table and the most saturated cards, so a pale card in shadow beside
     red and blue scoring cards falls below it; a lower line for everything would join cards
     lying side by side through the soft shadows between them. Opened (3 px) against speckle,
     closed (5 px) against hairline gaps."""
-    med, mad = _median_u8(dist)
     otsu, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    floor = max(med + 6.0 * max(mad, 1.0), 8.0)
+    floor = max(_noise_floor(dist), 8.0)
     thr = max(0.6 * otsu, floor)
     kernel = np.ones((3, 3), np.uint8)
     _, mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)
@@ -597,9 +599,8 @@ class Detector:
             return 0
         lab = _lab(small)
         near = _distance(lab, _lab(estimate_table(small)))
-        med, mad = _median_u8(near)
-        # the foreground's own noise floor: what would not count as foreground against it
-        table = (near <= med + 6.0 * max(mad, 1.0)).astype(np.uint8)
+        # under the foreground's own noise floor: what would not count as foreground
+        table = (near <= _noise_floor(near)).astype(np.uint8)
         for q in keep_out:
             cv2.fillConvexPoly(table, np.rint(q * scale).astype(np.int32), 0)
         table = cv2.erode(table, np.ones((5, 5), np.uint8))  # away from any object's rim
