@@ -115,25 +115,33 @@ def test_still_frames_are_cheap(reader, footage):
     assert np.isfinite(per_frame)
 
 
-class _FirstGlimpseUnsure:
-    """A reader whose first read of all is an unsure one (a quad found as a hand left)."""
+class _ScriptedReader:
+    """The real reader, but `script(call number, reading)` may put another reading in its
+    place (a bad glimpse, a misread): what the watcher does with it is under test."""
 
-    def __init__(self, reader: Reader) -> None:
-        self.reader, self.calls = reader, 0
+    def __init__(self, reader: Reader, script) -> None:
+        self.reader, self.script, self.calls = reader, script, 0
 
     def read_oriented_batch(self, crops):
         self.calls += 1
-        out = self.reader.read_oriented_batch(crops)
-        if self.calls == 1:
-            return [(Reading("unknown", None, None, 0.3, r.candidates), t) for r, t in out]
-        return out
+        return [(self.script(self.calls, r), t) for r, t in self.reader.read_oriented_batch(crops)]
+
+
+def _unsure_first(call: int, r: Reading) -> Reading:
+    """The first read of all is an unsure one (a quad found as a hand left)."""
+    return Reading("unknown", None, None, 0.3, r.candidates) if call == 1 else r
+
+
+def _then_a_weaker_six(call: int, r: Reading) -> Reading:
+    """Sure at first, then (a zero laid over half of the card) a weaker 6."""
+    return r if call == 1 else Reading("scoring", 6, None, 0.96, ((CardId("scoring", 6), 0.96),))
 
 
 def test_an_unsure_first_read_is_read_again(reader):
     cond = Conditions(table="wood_light")
     empty, _ = render_frame([], cond, seed=5)
     frame, _ = render_frame([Placement(N(32), (600.0, 500.0), 0.0, 80.0)], cond, seed=5)
-    unsure = _FirstGlimpseUnsure(reader)
+    unsure = _ScriptedReader(reader, _unsure_first)
     w = TableWatcher(None, unsure, fps=10.0, background=empty)
     events = _run(w, [frame] * 12)
     assert [e[1:3] for e in events] == [("appeared", "number-32")]
@@ -160,27 +168,13 @@ def test_the_learned_table_follows_the_real_one(reader):
     assert phantom() < 0.05  # absorbed: the table seen since replaced the hand (but grain)
 
 
-class _SecondLookSaysSix:
-    """A reader that reads the 9 once sure, then (a zero laid over half of it) a weaker 6."""
-
-    def __init__(self, reader: Reader) -> None:
-        self.reader, self.calls = reader, 0
-
-    def read_oriented_batch(self, crops):
-        self.calls += 1
-        out = self.reader.read_oriented_batch(crops)
-        if self.calls == 1:
-            return out
-        six = CardId("scoring", 6)
-        return [(Reading("scoring", 6, None, 0.96, ((six, 0.96),)), t) for _, t in out]
-
-
 def test_a_weaker_second_reading_does_not_replace_a_known_card(reader):
     cond = Conditions(table="cloth_green")
     empty, _ = render_frame([], cond, seed=7)
     card = Placement(CardId("scoring", 9), (640.0, 360.0), 0.0, 90.0)
     still = [render_frame([card], cond, seed=7, noise_seed=k)[0] for k in range(6)]
-    w = TableWatcher(None, _SecondLookSaysSix(reader), fps=10.0, background=empty)
+    w = TableWatcher(None, _ScriptedReader(reader, _then_a_weaker_six), fps=10.0,
+                     background=empty)
     assert [e[1:3] for e in _run(w, still)] == [("appeared", "scoring-9")]
     pose = HandPose(entry=(1000.0, 700.0), tip=(712.0, 380.0), palm_px=110.0)
     near = render_frame([card], cond, seed=7, hand_poses=[pose])[0]  # motion beside it
