@@ -28,7 +28,11 @@ from vision.sim.scene import (
 from vision.sim.textures import TABLES
 
 Size = tuple[int, int]
-LABELLED_VERSION = 3
+LABELLED_VERSION = 4
+# A frame's card width (px at 1280): one deck under one camera, so one size per frame, give or
+# take 6 % for the cards nearer the camera or farther out; it differs from frame to frame.
+CARD_WIDTHS = (70.0, 160.0)
+SIZE_SPREAD = 0.06
 
 
 def _base(rng: np.random.Generator, **over: object) -> Conditions:
@@ -110,7 +114,10 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
         if "scene" in scene_args:
             placements = scene_args["scene"](rng, size)  # type: ignore[operator]
         else:
-            placements = random_scene(rng, int(rng.integers(lo, hi + 1)), size, **scene_args)
+            width = float(rng.uniform(*CARD_WIDTHS)) * size[0] / 1280
+            spread = (width * (1 - SIZE_SPREAD), width * (1 + SIZE_SPREAD))
+            placements = random_scene(rng, int(rng.integers(lo, hi + 1)), size,
+                                      width_range=spread, **scene_args)
         quality = cond.jpeg_quality
         frame_seed = (seed * 1_000_003 + i) % (1 << 31)
         img, truth = render_frame(placements, replace(cond, jpeg_quality=None), size,
