@@ -140,3 +140,39 @@ def test_touching_scoring_rows_are_cut_into_their_cards():
         extra += max(0, len(quads) - len(truth))
     assert found >= 0.85 * total
     assert extra <= 3
+
+
+def test_a_card_lying_inside_a_pile_is_found_and_covers_the_cards_under_it():
+    """The 33 lies across two cards with all four of its corners on them: none is a corner of
+    the pile's outline, only straight edges meeting inside it show where it is. The cards under
+    it are found too, and the detector knows the 33 lies over them."""
+    w = 100.0
+    placements = [
+        Placement(CardId("number", 12), (560.0, 360.0), 8.0, w),
+        Placement(CardId("number", 41), (700.0, 370.0), -6.0, w),
+        Placement(CardId("number", 33), (630.0, 365.0), 80.0, w),  # across both, on top
+    ]
+    frame, truth = render_frame(placements, Conditions(table="cloth_green"), seed=9)
+    detector = Detector()
+    quads = detector.find(frame)
+    assert all(_found(quads, t, tol=0.75) for t in truth)
+    top = max(quads, key=lambda q: _iou(q, truth[2].corners))
+    for under in truth[:2]:
+        q = max(quads, key=lambda q: _iou(q, under.corners))
+        (covers,) = detector.covers([q])
+        assert any(c is top for c in covers)
+    assert detector.covers([top]) == [[]]
+
+
+def test_the_part_of_a_crop_under_another_card_is_painted_grey():
+    from vision.detect import COVERED, crop_cards, warp_card
+
+    frame = np.full((300, 400, 3), 200, np.uint8)
+    quad = np.float32([[100, 50], [200, 50], [200, 204], [100, 204]])
+    over = np.float32([[150, 0], [400, 0], [400, 300], [150, 300]])  # the card's right half
+    crop = warp_card(frame, quad, (100, 154), [over])
+    assert (crop[:, 55:] == COVERED).all() and (crop[:, :45] == 200).all()
+    assert (warp_card(frame, quad, (100, 154)) == 200).all()  # nothing over it: as it is
+    (small,) = crop_cards(frame, 1.0, [quad], [[over]])
+    assert (small[:, : small.shape[1] // 2 - 2] == 200).all()
+    assert (small[:, small.shape[1] // 2 + 2 :] == COVERED).all()

@@ -9,11 +9,15 @@ from the frame itself (a wide median at very low resolution: cards are small aga
 Blobs that are one card become quads (polygon fit, else min-area rectangle); a squat "card" as
 wide as a card is tall is two cards side by side. Blobs of several cards (touching, overlapping
 at any angle, a zero lying across half of a value card, a hand over a card) are decomposed:
-each right-angled corner of the blob outline proposes card rectangles, kept when they lie inside
-the foreground and their outline runs along edges (`_decompose`); what the corners leave of a
-touching row is cut into card-sized cells (`_split_rows`). The usual card size comes from the
-single cards, else from a first decomposition. Finally every side of every quad is moved onto
-the card's real edge (`refine_quads`), so the reader gets crops cut at the card's border.
+each right-angled corner of the blob outline, and each L-junction of straight edges inside it
+(a card's corner lying on another card), proposes card rectangles; they are taken best outline
+first, and once a card is taken, what it covers of the others needs no edge (`_select`); what
+the corners leave of a touching row is cut into card-sized cells (`_split_rows`). The usual card
+size comes from the single cards, else from a first decomposition. Of two overlapping cards the
+one whose rim shows across the other lies on top (`_lying_over`); the crops of the cards under
+it are painted grey there (`warp_card`), so the reader never reads the number lying on top.
+Finally every side of every quad is moved onto the card's real edge (`refine_quads`), so the
+reader gets crops cut at the card's border.
 """
 
 from __future__ import annotations
@@ -75,13 +79,35 @@ def warp(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (CARD_W, C
 _WEIGHTS = np.array([[0.6, 2.0, 2.0]], np.float32)  # Y, Cr, Cb: shadows change mostly lightness
 
 
-def crop_cards(small: np.ndarray, scale: float, quads: list[np.ndarray]) -> list[np.ndarray]:
+COVERED = (128, 128, 128)  # what a crop shows where another card lies over the card
+
+
+def warp_card(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int],
+              covers: list[np.ndarray] = ()) -> np.ndarray:
+    """`warp`, and the part of the card under the `covers` quads (same pixels as `quad`)
+    painted plain grey: the reader is not shown the number of the card lying on top."""
+    crop = warp(frame, quad, size)
+    if len(covers):
+        w, h = size
+        m = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2),
+                                        np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+        for c in covers:
+            pts = cv2.perspectiveTransform(np.asarray(c, np.float32).reshape(1, 4, 2), m)[0]
+            cv2.fillConvexPoly(crop, np.rint(pts * 16).astype(np.int32), COVERED, cv2.LINE_8, 4)
+    return crop
+
+
+def crop_cards(small: np.ndarray, scale: float, quads: list[np.ndarray],
+               covers: list[list[np.ndarray]] | None = None) -> list[np.ndarray]:
     """Reader-size crops (48x72) of frame-px quads, cut from the work-size frame: at 640 px a
     card is still 35..80 px wide, as many as the reader uses, and the warp is 4x cheaper than at
-    full size (measured: the same reads on 2,000 cards)."""
+    full size (measured: the same reads on 2,000 cards). `covers`: per quad, the quads lying
+    over it (`warp_card`)."""
     from vision.read import FEAT_H, FEAT_W
 
-    return [warp(small, q * scale, (FEAT_W, FEAT_H)) for q in quads]
+    covers = covers or [[] for _ in quads]
+    return [warp_card(small, q * scale, (FEAT_W, FEAT_H), [c * scale for c in cs])
+            for q, cs in zip(quads, covers, strict=True)]
 
 
 def _lab(img: np.ndarray) -> np.ndarray:
@@ -154,7 +180,7 @@ def _foreground(dist: np.ndarray) -> np.ndarray:
         weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, kernel)
         contours, _ = cv2.findContours(weak, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for c in contours:
-            if cv2.contourArea(c) > 400 and _card_like(c)[0] and _share(mask, c) < 0.5:
+            if cv2.contourArea(c) > 400 and _card_like(c)[0] and _share(mask, c) < 0.9:
                 cv2.drawContours(mask, [c], -1, 255, -1)  # only its ink was above the line
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
 
@@ -222,20 +248,6 @@ def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
     x = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, img.shape[1] - 1)
     y = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, img.shape[0] - 1)
     return img[y, x]
-
-
-def _scores(h: np.ndarray, mask: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per hypothesis row (vx, vy, u1x, u1y, u2x, u2y, a, b): the share of the card inside the
-    foreground and the share of its outline lying on an edge."""
-    v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
-    inside = v + (_GRID[:, 0] * a)[..., None] * u1 + (_GRID[:, 1] * b)[..., None] * u2
-    outline = v + (_PERIM[:, 0] * a)[..., None] * u1 + (_PERIM[:, 1] * b)[..., None] * u2
-    cover = (_sample(mask, inside) > 0).mean(axis=1)
-    on_edge = _sample(dist, outline) < 1.6
-    sides = np.stack([on_edge[:, a:b].mean(axis=1) for a, b in _SIDES], axis=1)
-    # the mean, plus the weakest side as a tie-break: two touching cards share an outline that
-    # a wrong box can also follow on three sides, but only the true card has its fourth side
-    return cover, on_edge.mean(axis=1) + 0.25 * sides.min(axis=1)
 
 
 _SNAP = np.arange(-3, 4, dtype=np.float64)  # far-side offsets tried (work px)
@@ -405,9 +417,7 @@ def _corner_hypotheses(poly: np.ndarray, min_w: float, widths: list[float]) -> n
         sizes = {(a, b) for a, b in sizes if a >= 0.85 * l1 or b >= 0.85 * l2}
         if widths:  # cards on one table share one size: trust it, keep edge sizes that agree
             w0 = widths[0]
-            full1, full2 = corner[i - 1], corner[(i + 1) % n]  # edge ends in a card corner too
-            sizes = {(a, b) for a, b in sizes if 0.87 * w0 < min(a, b) < 1.15 * w0
-                     or (full1 and a == l1) or (full2 and b == l2)}
+            sizes = {(a, b) for a, b in sizes if 0.8 * w0 < min(a, b) < 1.2 * w0}
             usual = {(w0, w0 * ASPECT), (w0 * ASPECT, w0)}
             # the usual size also where both edges run on past it: cards touching in a row (or
             # a zero below a value card) merge their edges into longer ones
@@ -417,47 +427,239 @@ def _corner_hypotheses(poly: np.ndarray, min_w: float, widths: list[float]) -> n
     return np.array(rows, np.float64).reshape(-1, 8)
 
 
-def _decompose(c: np.ndarray, mask: np.ndarray, dist: np.ndarray, min_w: float,
-               widths: list[float]) -> list[np.ndarray]:
-    """Cards in a blob of several (any overlap, any angle): every right-angled corner of the
-    blob's outline proposes cards (side lengths from its edges or from the other cards' sizes);
-    proposals inside the foreground whose outline lies on edges win, best first, no duplicates."""
+def _decompose(blob: _Blob, min_w: float, widths: list[float]) -> list[np.ndarray]:
+    """Cards in a blob of several (any overlap, any angle; blob px): every right-angled corner
+    of the blob's outline, and every L-junction of straight edges inside it (the corner of a
+    card lying on another card), proposes cards (side lengths from its edges or from the other
+    cards' sizes); proposals inside the foreground whose outline lies on edges win (`_select`)."""
+    c = blob.contour
     peri = cv2.arcLength(c, True)
     poly = cv2.approxPolyDP(c, max(1.5, 0.008 * peri), True).reshape(-1, 2).astype(np.float64)
     poly = _sharpen(poly, max(4.0, 0.4 * min_w))
     if len(poly) < 3:
         return []
-    h = _corner_hypotheses(poly, min_w, widths)
+    h = np.concatenate([_corner_hypotheses(poly, min_w, widths),
+                        _junction_hypotheses(blob.segments, min_w, widths)])
     if not len(h):
         return []
-    h = _snap(h, dist)
-    cover, support = _scores(h, mask, dist)
-    keep = np.flatnonzero((cover > 0.9) & (support > 0.45 + 0.25 * 0.2))
+    return _select(_snap(h, blob.dist), blob.mask, blob.dist)
+
+
+_LSD = None
+
+
+def _segments(grey: np.ndarray) -> np.ndarray:
+    """Straight edge segments (x1, y1, x2, y2) of a grey image (OpenCV's line segment detector)."""
+    global _LSD
+    if _LSD is None:
+        _LSD = cv2.createLineSegmentDetector()
+    lines = _LSD.detect(grey)[0]
+    return np.zeros((0, 4)) if lines is None else lines.reshape(-1, 4).astype(np.float64)
+
+
+def _junction_hypotheses(seg: np.ndarray, min_w: float, widths: list[float]) -> np.ndarray:
+    """Card proposals from L-junctions of edge segments (x1, y1, x2, y2): two straight edges at
+    a right angle (within 12 deg) that meet end to end. Inside a pile a card's corner lies on
+    another card, not on the blob's outline, but its two edges still show (a step in
+    brightness, the rim's shadow)."""
+    if not len(seg):
+        return np.zeros((0, 8))
+    d = seg[:, 2:4] - seg[:, 0:2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    long = length >= 0.3 * min_w
+    seg, d, length = seg[long], d[long], length[long]
+    if len(seg) < 2:
+        return np.zeros((0, 8))
+    u = d / length[:, None]
+    i, j = np.triu_indices(len(seg), 1)
+    perp = np.abs((u[i] * u[j]).sum(axis=1)) < 0.21
+    i, j = i[perp], j[perp]
+    # crossing of the two lines, as a position along each segment (0 = its first end)
+    p, r, q, s_ = seg[i, 0:2], d[i], seg[j, 0:2], d[j]
+    den = r[:, 0] * s_[:, 1] - r[:, 1] * s_[:, 0]
+    qp = q - p
+    t = (qp[:, 0] * s_[:, 1] - qp[:, 1] * s_[:, 0]) / den
+    v = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / den
+    gap_i = np.minimum(np.abs(t), np.abs(t - 1)) * length[i]
+    gap_j = np.minimum(np.abs(v), np.abs(v - 1)) * length[j]
+    near = (gap_i < 4.0) & (gap_j < 4.0)
+    i, j, t, v = i[near], j[near], t[near], v[near]
+    x = seg[i, 0:2] + t[:, None] * d[i]
+    # each edge runs from the corner to its far end
+    e1 = np.where((np.abs(t) < np.abs(t - 1))[:, None], seg[i, 2:4], seg[i, 0:2]) - x
+    e2 = np.where((np.abs(v) < np.abs(v - 1))[:, None], seg[j, 2:4], seg[j, 0:2]) - x
+    rows = []
+    for k in range(len(x)):
+        rows += _boxes_at(x[k], e1[k], e2[k], min_w, widths)
+    return np.array(rows, np.float64).reshape(-1, 8)
+
+
+def _boxes_at(v: np.ndarray, e1: np.ndarray, e2: np.ndarray, min_w: float,
+              widths: list[float]) -> list[tuple]:
+    """Card boxes with a corner at v and sides along e1 and e2 (squared to the longer one):
+    the side lengths the edges give, and the usual size."""
+    l1, l2 = float(np.hypot(*e1)), float(np.hypot(*e2))
+    if min(l1, l2) < 1.0:
+        return []
+    u1, u2 = e1 / l1, e2 / l2
+    if l1 < l2:
+        u1 = u1 - (u1 @ u2) * u2
+        u1 /= np.hypot(*u1)
+    else:
+        u2 = u2 - (u2 @ u1) * u1
+        u2 /= np.hypot(*u2)
+    sizes = {(l1, l1 * ASPECT), (l1, l1 / ASPECT), (l2 * ASPECT, l2), (l2 / ASPECT, l2)}
+    if widths:  # cards on one table share one size
+        w0 = widths[0]
+        sizes = {(a, b) for a, b in sizes if 0.87 * w0 < min(a, b) < 1.15 * w0}
+        sizes |= {(w0, w0 * ASPECT), (w0 * ASPECT, w0)}
+    return [(*v, *u1, *u2, a, b) for a, b in sizes
+            if min(a, b) >= min_w and (a >= 0.85 * l1 or b >= 0.85 * l2)]
+
+
+def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray) -> list[np.ndarray]:
+    """The proposals that explain the blob, the card on top first. A proposal must lie in the
+    foreground and its outline on edges; once a card is taken, the part of the others it covers
+    is explained by it (an edge under a card cannot show), so the cards under it can win next,
+    while a copy of a taken card (all under it) cannot."""
+    v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
+    inside = v + (_GRID[:, 0] * a)[..., None] * u1 + (_GRID[:, 1] * b)[..., None] * u2
+    cover = (_sample(mask, inside) > 0).mean(axis=1)
+    alive = cover > 0.9  # only proposals lying in the foreground are looked at further
+    h, inside, cover = h[alive], inside[alive], cover[alive]
+    v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
+    outline = v + (_PERIM[:, 0] * a)[..., None] * u1 + (_PERIM[:, 1] * b)[..., None] * u2
+    on_edge = _sample(dist, outline) < 1.6
+    hidden_in = np.zeros(inside.shape[:2], bool)
+    hidden_out = np.zeros(outline.shape[:2], bool)
+    alive = np.ones(len(h), bool)
+    centre = h[:, 0:2] + (h[:, 6:7] * h[:, 2:4] + h[:, 7:8] * h[:, 4:6]) / 2
+    radius = np.hypot(h[:, 6], h[:, 7]) / 2
     out: list[np.ndarray] = []
-    for k in keep[np.argsort(-(support[keep] + 0.5 * cover[keep]), kind="stable")]:
-        v, u1, u2, a, b = h[k, 0:2], h[k, 2:4], h[k, 4:6], h[k, 6], h[k, 7]
-        q = np.array([v, v + a * u1, v + a * u1 + b * u2, v + b * u2], np.float32)
-        if all(_iou(q, o) < 0.35 for o in out):
-            out.append(q)
+    while alive.any():
+        shown = ~hidden_out
+        n_shown = shown.sum(axis=1)
+        support = (on_edge & shown).sum(axis=1) / np.maximum(n_shown, 1)
+        # each side on its shown part: a side all hidden neither helps nor hurts
+        sides = np.stack([(on_edge & shown)[:, lo:hi].sum(axis=1)
+                          / np.maximum(shown[:, lo:hi].sum(axis=1), 1)
+                          + (shown[:, lo:hi].sum(axis=1) < 3) for lo, hi in _SIDES], axis=1)
+        score = support + 0.25 * np.minimum(sides.min(axis=1), 1.0)
+        ok = alive & (score > 0.5) & (n_shown >= 16) & (hidden_in.mean(axis=1) < 0.6)
+        if not ok.any():
+            break
+        k = int(np.argmax(np.where(ok, score + 0.5 * cover, -np.inf)))
+        alive[k] = False
+        q = np.array([h[k, 0:2], h[k, 0:2] + h[k, 6] * h[k, 2:4],
+                      h[k, 0:2] + h[k, 6] * h[k, 2:4] + h[k, 7] * h[k, 4:6],
+                      h[k, 0:2] + h[k, 7] * h[k, 4:6]], np.float32)
+        out.append(q)
+        near = np.flatnonzero(np.hypot(*(centre - centre[k]).T) < radius + radius[k])
+        hidden_in[near] |= _in_box(inside[near], h[k])
+        hidden_out[near] |= _in_box(outline[near], h[k], margin=1.5)
     return out
 
 
-def _decompose_blob(c: np.ndarray, mask: np.ndarray, small: np.ndarray, min_w: float,
-                    widths: list[float]) -> list[np.ndarray]:
-    """_decompose on the blob's own bounding box (edges and distances computed there only)."""
-    x, y, w, h = cv2.boundingRect(c)
-    pad = 3
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
-    sub_mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.drawContours(sub_mask, [c], -1, 255, -1, offset=(-x0, -y0))
-    grey = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-    dist = _support_map(grey, sub_mask)
-    shift = np.array([[x0, y0]], np.int32)
-    quads = _decompose(c - shift, sub_mask, dist, min_w, widths)
+def _in_box(pts: np.ndarray, box: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Which points lie inside a box row (vx, vy, u1x, u1y, u2x, u2y, a, b), `margin` px in."""
+    rel = pts - box[0:2]
+    s1, s2 = rel @ box[2:4], rel @ box[4:6]
+    return ((s1 > margin) & (s1 < box[6] - margin) & (s2 > margin) & (s2 < box[7] - margin))
+
+
+class _Blob:
+    """A blob's bounding box, made once and looked at twice: its contour and mask there, grey
+    image, distances to edges, and (on first use) its straight edge segments."""
+
+    def __init__(self, c: np.ndarray, mask: np.ndarray, small: np.ndarray) -> None:
+        x, y, w, h = cv2.boundingRect(c)
+        pad = 3
+        x0, y0 = max(0, x - pad), max(0, y - pad)
+        x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
+        self.shift = np.array([[x0, y0]], np.int32)
+        self.contour = c - self.shift
+        self.mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(self.mask, [self.contour], -1, 255, -1)
+        self.grey = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        self.dist = _support_map(self.grey, self.mask)
+        self._segments: np.ndarray | None = None
+
+    @property
+    def segments(self) -> np.ndarray:
+        if self._segments is None:
+            self._segments = _segments(self.grey)
+        return self._segments
+
+
+def _decompose_blob(blob: _Blob, min_w: float, widths: list[float], rough: bool = False
+                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]]]:
+    """The cards of a blob (work px), and for each the ones lying over it (indices);
+    `rough`: without what lies over what (a first look for the card size)."""
+    quads = _decompose(blob, min_w, widths)
     if widths:
-        quads += _split_rows(sub_mask, grey, quads, widths[0])
-    return [q + shift.astype(np.float32) for q in quads]
+        quads += _split_rows(blob.mask, blob.grey, quads, widths[0])
+    if len(quads) > 1 and not rough:
+        g = cv2.GaussianBlur(blob.grey, (3, 3), 0).astype(np.float32)
+        grad = (cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
+        over = [_lying_over(quads, i, grad) for i in range(len(quads))]
+    else:
+        over = [()] * len(quads)
+    return [q + blob.shift.astype(np.float32) for q in quads], over
+
+
+_RIM = np.linspace(0.0, 1.0, 24, endpoint=False)  # points along each side of a quad
+
+
+def _rim(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points along the quad's sides and the unit normal of the side each lies on."""
+    e = np.roll(q, -1, axis=0) - q
+    length = np.maximum(np.hypot(e[:, 0], e[:, 1]), 1e-9)
+    n = np.stack([e[:, 1], -e[:, 0]], axis=1) / length[:, None]
+    pts = q[:, None] + _RIM[None, :, None] * e[:, None]
+    return pts.reshape(-1, 2), np.repeat(n, len(_RIM), axis=0)
+
+
+def _inside(pts: np.ndarray, q: np.ndarray, margin: float) -> np.ndarray:
+    """Which points lie inside the convex quad, at least `margin` px from its sides."""
+    a, b = q, np.roll(q, -1, axis=0)
+    e = b - a
+    cross = (e[None, :, 0] * (pts[:, None, 1] - a[None, :, 1])
+             - e[None, :, 1] * (pts[:, None, 0] - a[None, :, 0])) / np.hypot(e[:, 0], e[:, 1])
+    return (cross > margin).all(axis=1) | (cross < -margin).all(axis=1)  # either winding
+
+
+def _lying_over(quads: list[np.ndarray], i: int, grad: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[int, ...]:
+    """The cards of one blob lying over card i. Of two overlapping cards, the one on top shows
+    its rim where it crosses the other (a step in brightness across it), the one below does not
+    (it runs on under the top card); when the rims do not tell, the card `_select` took first
+    (the best outline) is on top."""
+    qi = quads[i].astype(np.float32)
+    area = cv2.contourArea(qi)
+    out = []
+    for j, other in enumerate(quads):
+        if j == i or cv2.intersectConvexConvex(qi, other.astype(np.float32))[0] < 0.03 * area:
+            continue
+        step_j, step_i = _rim_step(other, quads[i], grad), _rim_step(quads[i], other, grad)
+        if step_j is None or step_i is None or max(step_j, step_i) < 1.3 * min(step_j, step_i):
+            if j < i:
+                out.append(j)
+        elif step_j > step_i:
+            out.append(j)
+    return tuple(out)
+
+
+def _rim_step(a: np.ndarray, b: np.ndarray, grad: tuple[np.ndarray, np.ndarray]
+              ) -> float | None:
+    """How sharp a's rim is where it runs inside b: the median brightness step across it
+    (None: too little of it inside b)."""
+    pts, n = _rim(np.asarray(a, np.float64))
+    keep = _inside(pts, np.asarray(b, np.float64), 2.0)
+    if keep.sum() < 4:
+        return None
+    pts, n = pts[keep], n[keep]
+    return float(np.median(np.abs(_sample(grad[0], pts) * n[:, 0]
+                                  + _sample(grad[1], pts) * n[:, 1]))) + 1e-3
 
 
 def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0: float
@@ -479,7 +681,10 @@ def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0:
     # would turn the blob's own rectangle)
     sides = [q[1] - q[0] if np.hypot(*(q[1] - q[0])) < np.hypot(*(q[2] - q[1])) else q[2] - q[1]
              for q in found]
-    ang = float(np.degrees(np.median([math.atan2(v[1], v[0]) % math.pi for v in sides])))
+    # averaged as doubled angles: a side's direction is only known up to a half turn (sides at
+    # 1 and 179 deg are one direction, and their plain mean 90 deg is the other one)
+    doubled = [2.0 * math.atan2(v[1], v[0]) for v in sides]
+    ang = math.degrees(math.atan2(sum(map(math.sin, doubled)), sum(map(math.cos, doubled))) / 2)
     h, w = blob.shape
     size = int(math.hypot(w, h)) + 2
     rot = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
@@ -502,7 +707,7 @@ def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0:
     k = round((x_hi - x_lo) / (1.03 * card_w))
     if k < 2 or not 0.9 < (x_hi - x_lo) / (k * card_w) < 1.25:
         return []
-    if band[:, x_lo:x_hi].mean() < 0.9:
+    if band[:, x_lo:x_hi].mean() < 0.8:
         return []  # cards fill their band; a glare spot or a hand does not
     margin = max(3, round(0.15 * band_h))  # cards a little out of line stick out this far
     above = fg[max(0, y0 - margin), x_lo:x_hi]
@@ -529,9 +734,11 @@ def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0:
 
 
 def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
-                    card_w: float | None = None) -> tuple[list[np.ndarray], float | None]:
-    """Card quads (work px) from the foreground mask and the card width seen (work px);
-    `small` is the work-size frame, `card_w` a card width known from earlier frames."""
+                    card_w: float | None = None
+                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]], float | None]:
+    """Card quads (work px) from the foreground mask, for each the quads lying over it (their
+    indices), and the card width seen (work px); `small` is the work-size frame, `card_w` a card
+    width known from earlier frames."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.5 * min_card_w * min_card_w * ASPECT
     candidates, merged = [], []
@@ -560,14 +767,21 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     hint = [card_w] if card_w else []
     if len(widths) >= 2 and max(widths) > 1.3 * min(widths):
         hint = []  # cards of several sizes on one picture: no one size to trust
-    found = [q for c in merged for q in _decompose_blob(c, mask, small, min_card_w, hint)]
-    if found and not hint and len(widths) < 2:
-        # no single card shows the usual size (every card touches another, as in the scoring
-        # row): learn it from the cards the corners found, then look again with it
-        sides = [min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1]))) for q in found]
+    # no single card shows the usual size (every card touches another, as in the scoring row):
+    # learn it from the cards the blob's corners give, then look again with it
+    guess = not hint and len(widths) < 2
+    views = [_Blob(c, mask, small) for c in merged]
+    blobs = [_decompose_blob(b, min_card_w, hint, rough=guess) for b in views]
+    if guess and any(b[0] for b in blobs):
+        sides = [min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
+                 for b in blobs for q in b[0]]
         card_w = float(np.median(sides))
-        found = [q for c in merged for q in _decompose_blob(c, mask, small, min_card_w, [card_w])]
-    return quads + found, card_w
+        blobs = [_decompose_blob(b, min_card_w, [card_w]) for b in views]
+    over: list[tuple[int, ...]] = [()] * len(quads)
+    for found, found_over in blobs:
+        over += [tuple(len(quads) + j for j in js) for js in found_over]
+        quads += found
+    return quads, over, card_w
 
 
 class Detector:
@@ -579,6 +793,8 @@ class Detector:
         self._table_lab: np.ndarray | None = None
         self._shape: tuple[int, ...] | None = None
         self._dist: np.ndarray | None = None  # the last mask's colour distance from the table
+        self._found: list[np.ndarray] = []  # the last find_in's quads, and what lies over each
+        self._covers: list[list[np.ndarray]] = []
         if background is not None:
             self.learn(background)
 
@@ -642,12 +858,26 @@ class Detector:
     def find_in(self, mask: np.ndarray, s: float, small: np.ndarray) -> list[np.ndarray]:
         """Quads (frame px) from the output of `mask`."""
         known = self.card_w * s if self.card_w else None
-        quads, card_w = quads_from_mask(mask, self.min_card_w * s, small, known)
+        quads, over, card_w = quads_from_mask(mask, self.min_card_w * s, small, known)
         if self._dist is not None and self._dist.shape == mask.shape:
             quads = refine_quads(quads, self._dist)
         if card_w:
             self.card_w = card_w / s  # remembered for frames where every card touches another
-        return [order_quad(q / s) for q in quads]
+        found = [order_quad(q / s) for q in quads]
+        self._covers = [[found[j] for j in js] for js in over]
+        self._found = found
+        return found
+
+    def covers(self, quads: list[np.ndarray]) -> list[list[np.ndarray]]:
+        """For each quad the last `find_in` returned, the quads it found lying over it (frame
+        px); none for any other quad."""
+        index = {id(q): i for i, q in enumerate(self._found)}
+        return [self._covers[index[id(q)]] if id(q) in index else [] for q in quads]
+
+    def crops(self, small: np.ndarray, scale: float, quads: list[np.ndarray]) -> list[np.ndarray]:
+        """Reader-size crops of quads found by the last `find_in`, the parts under other cards
+        painted over (`crop_cards`)."""
+        return crop_cards(small, scale, quads, self.covers(quads))
 
 
 def find_cards(frame: np.ndarray, background: np.ndarray | None = None,
