@@ -11,6 +11,7 @@ from vision.read import (
     ModelError,
     Reader,
     features,
+    recognize,
 )
 from vision.sim.scene import Conditions, Placement, random_scene, render_frame
 
@@ -118,6 +119,22 @@ def test_half_covered_scoring_card(reader):
     readings = {reader.read(warp(frame, q, WARP_SIZE)).card for q in quads}
     assert readings == {CardId("scoring", 7), CardId("scoring", 0, "red")}
     assert truth[0].visible_fraction < 0.6
+    seen = {(c["kind"], c["value"], c.get("colour")) for c in recognize(frame, reader)}
+    assert seen == {("scoring", 7, None), ("scoring", 0, "red")}  # crops painted where covered
+
+
+def test_a_card_under_another_is_read_as_itself(reader):
+    """A 47 lying over a corner of a 23 at another angle: the 23's crop shows grey where the 47
+    lies (the reader never sees the 47's numerals there), and both are read."""
+    w = 110.0
+    frame, truth = render_frame(
+        [Placement(CardId("number", 23), (560.0, 360.0), 10.0, w),
+         Placement(CardId("number", 47), (630.0, 420.0), -25.0, w)],
+        Conditions(table="wood_dark"), seed=12)
+    assert truth[0].visible_fraction < 0.85
+    cards = recognize(frame, reader)
+    assert sorted(c["value"] for c in cards) == [23, 47]
+    assert all(c["kind"] == "number" for c in cards)
 
 
 def test_features_shape_and_bad_crop():

@@ -248,12 +248,12 @@ class Reader:
 def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None = None
               ) -> list[dict]:
     """The DESIGN.md `recognize --json` "cards" list for one frame."""
-    from vision.detect import Detector, crop_cards
+    from vision.detect import Detector
 
     detector = Detector(background)
     mask, scale, small = detector.mask(frame)
     quads = detector.find_in(mask, scale, small)
-    crops = crop_cards(small, scale, quads)
+    crops = detector.crops(small, scale, quads)
     found = sorted(zip(quads, reader.read_oriented_batch(crops), strict=True),
                    key=lambda f: -f[1][0].confidence)
     kept: list[tuple[np.ndarray, Reading]] = []

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.cards import ALL_CARDS, CARD_H, CARD_W, CardId, CardLabelError, face_cached
-from vision.detect import find_cards, warp
+from vision.detect import COVERED, find_cards, warp
 from vision.read import FEAT_H, FEAT_W, N_CLASSES, REJECT, WARP_SIZE, Mlp, Reader, features
 
 SKIN = [(120, 160, 215), (90, 130, 190), (60, 95, 150), (140, 175, 225), (45, 70, 110)]
@@ -62,6 +62,36 @@ def _occlude_blob(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     axes = (int(rng.uniform(20, 60)), int(rng.uniform(30, 90)))
     cv2.ellipse(out, (int(cx), int(cy)), axes, float(rng.uniform(0, 180)), 0, 360, colour, -1,
                 cv2.LINE_AA)
+    return out
+
+
+def _covered_by_card(crop: np.ndarray, rng: np.random.Generator, lo: float = 0.08,
+                     hi: float = 0.4) -> np.ndarray:
+    """The crop as the pipeline paints it when another card lies over part of it: the part
+    beyond that card's edge (a half-plane) or inside its corner (a quadrant) plain grey."""
+    h, w = crop.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    for _ in range(20):
+        t = rng.uniform(0, 2 * np.pi)
+        px, py = rng.uniform(0, w), rng.uniform(0, h)
+        under = (xx - px) * np.cos(t) + (yy - py) * np.sin(t) > 0
+        if rng.random() < 0.6:  # a corner: the quadrant between two edges at a right angle
+            under &= (xx - px) * -np.sin(t) + (yy - py) * np.cos(t) > 0
+        if lo <= under.mean() <= hi:
+            out = crop.copy()
+            out[under] = COVERED
+            return out
+    return crop
+
+
+def _covered_half(crop: np.ndarray, rng: np.random.Generator, top: bool) -> np.ndarray:
+    """A zero found lying across half of a scoring card: that half painted grey (its edge a
+    little off the card's middle, a little turned)."""
+    h, w = crop.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    line = h * (0.5 + rng.uniform(-0.06, 0.06)) + (xx - w / 2) * np.tan(rng.normal(0, 0.05))
+    out = crop.copy()
+    out[(yy < line) if top else (yy > line)] = COVERED
     return out
 
 
@@ -169,15 +199,26 @@ def card_sample(face_of: Callable[[CardId], np.ndarray], card_index: int, flip: 
     """One augmented crop of card ALL_CARDS[card_index], upright or turned 180 deg."""
     card = ALL_CARDS[card_index]
     face = face_of(card)
+    # when the detector found the card lying over this one, the crop shows grey there instead
+    grey_half: bool | None = None  # a zero over the crop's top (True) or bottom half
+    grey_part = False  # another card over an edge or a corner of it
     if card.kind == "scoring" and card.value > 0 and rng.random() < 0.45:
         blue = rng.random() < 0.5
-        zero = CardId("scoring", 0, "blue" if blue else "red")
-        face = _occlude_half(face, face_of(zero), rng, blue)
+        if rng.random() < 0.5:
+            zero = CardId("scoring", 0, "blue" if blue else "red")
+            face = _occlude_half(face, face_of(zero), rng, blue)
+        else:  # mostly a blue 0 over the blue (top) half; the crop may be upside down
+            grey_half = (blue == (rng.random() < 0.8)) != flip
     elif rng.random() < 0.12:
         face = _occlude_blob(face, rng)
+    else:
+        grey_part = rng.random() < 0.2
     if flip:
         face = face[::-1, ::-1]
-    return capture(face, rng)
+    crop = capture(face, rng)
+    if grey_half is not None:
+        return _covered_half(crop, rng, grey_half)
+    return _covered_by_card(crop, rng) if grey_part else crop
 
 
 def make_dataset(face_of: Callable[[CardId], np.ndarray], per_class: int, rng: np.random.Generator,

@@ -7,7 +7,7 @@ slant, stroke weights, paper/ink/card colours), never in the default edition, wh
 the held-out zero-shot test printed at the end: 150 augmented crops per card and orientation
 (`vision.teach.capture`) plus, twice, the crops the real detector cuts from 400 rendered frames in
 random editions and from 133 frames of scoring rows (its own quad errors). The temperature comes
-from augmented crops of other random editions, the abstention line from 120 rendered frames in
+from augmented crops of other random editions, the abstention line from 300 rendered frames in
 random editions (`frame_threshold`).
 The bundled model was made with the defaults (about 4.5 min on one core; needs the simulator).
 """
@@ -49,6 +49,18 @@ def _styles(rng: np.random.Generator, n: int) -> list:
     return out
 
 
+def detected_crops(frame: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The real detector's quads in a frame and their crops at full resolution, the parts
+    under other cards painted over as the pipeline does."""
+    from vision.detect import Detector, warp_card
+    from vision.read import WARP_SIZE
+
+    detector = Detector()
+    quads = detector.find(frame)
+    return quads, [warp_card(frame, q, WARP_SIZE, c)
+                   for q, c in zip(quads, detector.covers(quads), strict=True)]
+
+
 CALIB_SEED = 77  # frames for the abstention line; the benchmark's set uses another seed
 WRONG_COST = 10.0  # one confidently wrong read costs as much as this many abstentions
 
@@ -57,8 +69,7 @@ def frame_threshold(model: Mlp, frames: int, folder: Path) -> tuple[float, dict]
     """The abstention line that reads best on whole rendered frames (detector included):
     maximise right - WRONG_COST * wrong over thresholds, on a labelled set of its own."""
     from vision.cli import READABLE_FRACTION, _in_view, _match, truth_of
-    from vision.detect import find_cards, warp
-    from vision.read import WARP_SIZE, features, reading_from_proba
+    from vision.read import features, reading_from_proba
     from vision.sim.labelled import load_labelled_set, make_labelled_set
 
     # printed in random editions: the default edition stays unseen (zero-shot)
@@ -69,13 +80,13 @@ def frame_threshold(model: Mlp, frames: int, folder: Path) -> tuple[float, dict]
         h, w = frame.shape[:2]
         truth = [t for t in truth_of(row) if t.visible_fraction >= READABLE_FRACTION
                  and not t.covered_by_hand and _in_view(t.corners, w, h)]
-        quads = find_cards(frame)
+        quads, crops = detected_crops(frame)
         width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0]) for t in truth]
                                 or [80]))
         match = _match([q.mean(axis=0) for q in quads], truth, 0.35 * width)
         if not match:
             continue
-        x = np.stack([features(warp(frame, quads[i], WARP_SIZE)) for i in match])
+        x = np.stack([features(crops[i]) for i in match])
         for (_, j), p in zip(match.items(), model.proba(x), strict=True):
             reading, _ = reading_from_proba(p, 0.0)
             conf.append(reading.confidence)
@@ -98,8 +109,7 @@ def frame_crops(frames: int, folder: Path, conditions: tuple[str, ...] | None = 
     detector's own quad errors, the simulator's light): matched quads get their card's class
     (orientation from the truth corners), quads on no card at all become "not a card"."""
     from vision.cli import READABLE_FRACTION, _match, truth_of
-    from vision.detect import find_cards, warp
-    from vision.read import REJECT, WARP_SIZE, features
+    from vision.read import REJECT, features
     from vision.sim.labelled import HARD_CONDITIONS, load_labelled_set, make_labelled_set
 
     rows = load_labelled_set(make_labelled_set(folder, frames, seed=seed, style=None,
@@ -109,7 +119,7 @@ def frame_crops(frames: int, folder: Path, conditions: tuple[str, ...] | None = 
     for row in rows:
         frame = cv2.imread(row["path"], cv2.IMREAD_COLOR)
         truth = truth_of(row)
-        quads = find_cards(frame)
+        quads, crops = detected_crops(frame)
         width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0]) for t in truth]
                                 or [80]))
         match = _match([q.mean(axis=0) for q in quads], truth, 0.35 * width)
@@ -125,7 +135,7 @@ def frame_crops(frames: int, folder: Path, conditions: tuple[str, ...] | None = 
                 ys.append(REJECT)
             else:
                 continue
-            xs.append(features(warp(frame, q, WARP_SIZE)))
+            xs.append(features(crops[i]))
     return np.array(xs, np.float32), np.array(ys, np.int64)
 
 
@@ -135,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--out", default=str(ZERO_SHOT_PATH))
-    ap.add_argument("--calib-frames", type=int, default=120,
+    ap.add_argument("--calib-frames", type=int, default=300,
                     help="rendered frames for the abstention line (0: keep the crop-level one)")
     ap.add_argument("--train-frames", type=int, default=400,
                     help="rendered frames (random editions) whose detected crops join training")

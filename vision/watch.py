@@ -22,7 +22,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from vision.detect import Detector, check_frame, crop_cards, find_cards
+from vision.detect import Detector, check_frame, find_cards
 from vision.read import Reader, Reading
 from vision.zones import Zones, as_zones
 
@@ -186,8 +186,9 @@ class TableWatcher:
         """A still frame with new cards found before (under moving hands, or over the frame's
         read budget): read them at the quads found then (nothing moved since), tick the rest."""
         small, s = work
+        assert self.detector is not None  # new cards wait only after a full pass
         batch, self._waiting = self._waiting[: self.max_reads], self._waiting[self.max_reads :]
-        readings = self.reader.read_oriented_batch(crop_cards(small, s, batch))
+        readings = self.reader.read_oriented_batch(self.detector.crops(small, s, batch))
         self.stats["reads"] += len(batch)
         changes = self._tick_still()
         before = set(map(id, self._tracks))
@@ -249,7 +250,8 @@ class TableWatcher:
                 self._waiting.append(q)
             elif not track.seen:
                 track.seen = True  # still there, just not re-read this frame
-        readings = self.reader.read_oriented_batch(crop_cards(small, s, [q for _, q, _ in to_read]))
+        readings = self.reader.read_oriented_batch(
+            self.detector.crops(small, s, [q for _, q, _ in to_read]))
         self.stats["reads"] += len(to_read)
         order = sorted(range(len(to_read)), key=lambda i: -readings[i][0].confidence)
         for i in order:  # surest first: a weaker duplicate of a card already placed is dropped
