@@ -155,3 +155,25 @@ def test_bad_deck_files(tmp_path):
     np.savez(partial, w1=np.zeros(3))
     with pytest.raises(ModelError, match="missing"):
         Reader.from_deck(partial)
+
+
+def test_a_taught_reader_asks_the_zero_shot_model_only_where_it_is_unsure(reader):
+    """Where the deck's model is unsure, the zero-shot model's sure read counts only when it
+    names the deck's own best guess."""
+    from dataclasses import replace
+
+    from vision.cards import ALL_CARDS
+
+    crop = _at_width(render_face(CardId("number", 17)), 90)
+    unsure = replace(reader.model, threshold=1.01)  # never sure of anything, best guess right
+    assert Reader(unsure).read(crop).kind == "unknown"
+    assert Reader(unsure, second=reader.model).read(crop).card == CardId("number", 17)
+    # a deck model whose best guess for a 17 is a 23: the two do not agree, nothing is read
+    a, b = ALL_CARDS.index(CardId("number", 17)), ALL_CARDS.index(CardId("number", 23))
+    cols = np.arange(reader.model.w2.shape[1])
+    cols[[2 * a, 2 * a + 1, 2 * b, 2 * b + 1]] = cols[[2 * b, 2 * b + 1, 2 * a, 2 * a + 1]]
+    swapped = replace(unsure, w2=reader.model.w2[:, cols], b2=reader.model.b2[cols])
+    confused = Reader(swapped, second=reader.model).read(crop)
+    assert confused.kind == "unknown" and confused.candidates[0][0] == CardId("number", 23)
+    # a deck model sure of itself is not second-guessed
+    assert Reader(reader.model, second=swapped).read(crop).card == CardId("number", 17)

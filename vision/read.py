@@ -202,11 +202,16 @@ def reading_from_proba(p: np.ndarray, threshold: float, top: int = 5) -> tuple[R
 
 
 class Reader:
-    """Zero-shot (bundled model) or taught (deck file) card reader."""
+    """Zero-shot (bundled model) or taught (deck file) card reader.
 
-    def __init__(self, model: Mlp, source: str = "model") -> None:
+    A taught reader has the zero-shot model as its second opinion (`second`): where the deck's
+    model is unsure, the zero-shot model's sure read is taken if it names the deck's own best
+    guess (both must point at one card: neither alone, below its line, is trusted)."""
+
+    def __init__(self, model: Mlp, source: str = "model", second: Mlp | None = None) -> None:
         self.model = model
         self.source = source
+        self.second = second
 
     @classmethod
     def zero_shot(cls) -> Reader:
@@ -217,7 +222,7 @@ class Reader:
         p = Path(path)
         if not p.is_file():
             raise ModelError(f"deck file {p} does not exist")
-        return cls(Mlp.load(p), f"deck {p.name}")
+        return cls(Mlp.load(p), f"deck {p.name}", second=_zero_shot_model())
 
     @property
     def threshold(self) -> float:
@@ -229,11 +234,15 @@ class Reader:
             return []
         pre = [_portrait(im) for im in imgs]
         x = np.stack([features(im) for im, _ in pre])
-        out = []
-        for (_, quarter), p in zip(pre, self.model.proba(x), strict=True):
-            reading, turns = reading_from_proba(p, self.model.threshold)
-            out.append((reading, (quarter + turns) % 4))
-        return out
+        reads = [reading_from_proba(p, self.model.threshold) for p in self.model.proba(x)]
+        unsure = [i for i, (r, _) in enumerate(reads) if r.kind == "unknown"]
+        if self.second is not None and unsure:
+            for i, p in zip(unsure, self.second.proba(x[unsure]), strict=True):
+                other = reading_from_proba(p, self.second.threshold)
+                if other[0].card is not None and other[0].card == reads[i][0].candidates[0][0]:
+                    reads[i] = other
+        return [(r, (quarter + turns) % 4) for (_, quarter), (r, turns)
+                in zip(pre, reads, strict=True)]
 
     def read_oriented(self, card_img: np.ndarray) -> tuple[Reading, int]:
         return self.read_oriented_batch([card_img])[0]
