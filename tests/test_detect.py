@@ -176,3 +176,22 @@ def test_the_part_of_a_crop_under_another_card_is_painted_grey():
     (small,) = crop_cards(frame, 1.0, [quad], [[over]])
     assert (small[:, : small.shape[1] // 2 - 2] == 200).all()
     assert (small[:, small.shape[1] // 2 + 2 :] == COVERED).all()
+
+
+def test_a_box_with_a_card_edge_right_through_it_is_not_a_card():
+    """Two cards touching side by side show an edge across the box that would span them; a
+    scoring card's own colour boundary runs across its middle and is no such edge."""
+    from vision.detect import _edge_through
+
+    box = np.array([0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 154.0, 100.0])  # landscape, long side along x
+
+    def edge(x: float) -> np.ndarray:
+        return np.array([[x, 2.0, x, 98.0]])
+
+    nothing = np.zeros((0, 8))
+    assert _edge_through(box, edge(110.0), nothing)  # two cards' halves side by side
+    assert not _edge_through(box, edge(77.0), nothing)  # the colour boundary across the middle
+    assert not _edge_through(box, edge(160.0), nothing)  # outside the box
+    assert _edge_through(box, np.array([[10.0, 50.0, 140.0, 50.0]]), nothing)  # along it
+    taken = np.array([[100.0, -10.0, 1.0, 0.0, 0.0, 1.0, 100.0, 120.0]])  # a card lying on it
+    assert not _edge_through(box, edge(101.0), taken)  # its own rim is that card's edge

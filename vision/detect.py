@@ -442,7 +442,7 @@ def _decompose(blob: _Blob, min_w: float, widths: list[float]) -> list[np.ndarra
                         _junction_hypotheses(blob.segments, min_w, widths)])
     if not len(h):
         return []
-    return _select(_snap(h, blob.dist), blob.mask, blob.dist)
+    return _select(_snap(h, blob.dist), blob.mask, blob.dist, blob.segments)
 
 
 _LSD = None
@@ -517,7 +517,8 @@ def _boxes_at(v: np.ndarray, e1: np.ndarray, e2: np.ndarray, min_w: float,
             if min(a, b) >= min_w and (a >= 0.85 * l1 or b >= 0.85 * l2)]
 
 
-def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray) -> list[np.ndarray]:
+def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndarray
+            ) -> list[np.ndarray]:
     """The proposals that explain the blob, the card on top first. A proposal must lie in the
     foreground and its outline on edges; once a card is taken, the part of the others it covers
     is explained by it (an edge under a card cannot show), so the cards under it can win next,
@@ -533,6 +534,7 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray) -> list[np.ndarra
     hidden_in = np.zeros(inside.shape[:2], bool)
     hidden_out = np.zeros(outline.shape[:2], bool)
     alive = np.ones(len(h), bool)
+    taken: list[int] = []
     centre = h[:, 0:2] + (h[:, 6:7] * h[:, 2:4] + h[:, 7:8] * h[:, 4:6]) / 2
     radius = np.hypot(h[:, 6], h[:, 7]) / 2
     out: list[np.ndarray] = []
@@ -550,6 +552,9 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray) -> list[np.ndarra
             break
         k = int(np.argmax(np.where(ok, score + 0.5 * cover, -np.inf)))
         alive[k] = False
+        if _edge_through(h[k], segments, h[taken]):
+            continue
+        taken.append(k)
         q = np.array([h[k, 0:2], h[k, 0:2] + h[k, 6] * h[k, 2:4],
                       h[k, 0:2] + h[k, 6] * h[k, 2:4] + h[k, 7] * h[k, 4:6],
                       h[k, 0:2] + h[k, 7] * h[k, 4:6]], np.float32)
@@ -558,6 +563,31 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray) -> list[np.ndarra
         hidden_in[near] |= _in_box(inside[near], h[k])
         hidden_out[near] |= _in_box(outline[near], h[k], margin=1.5)
     return out
+
+
+def _edge_through(box: np.ndarray, segments: np.ndarray, taken: np.ndarray) -> bool:
+    """Does a straight edge run right through the box, as between two cards it would span
+    (two touching cards, or halves of them)? One across it, off its middle (a scoring card's
+    colour boundary runs across its middle), or one along most of its length. Edges along a
+    taken card's rim are that card's and do not count."""
+    if not len(segments):
+        return False
+    v, u1, u2, a, b = box[0:2], box[2:4], box[4:6], box[6], box[7]
+    ends = segments.reshape(-1, 2, 2) - v
+    s1, s2 = ends @ u1, ends @ u2  # (S, 2) each: both ends in the box's own axes
+    if a < b:  # make s1 run along the long side
+        s1, s2, a, b = s2, s1, b, a
+    mid = segments.reshape(-1, 2, 2).mean(axis=1)
+    for t in taken:
+        mid_in = _in_box(mid, t, margin=-2.0)
+        s1, s2, mid = s1[~mid_in], s2[~mid_in], mid[~mid_in]
+    d1, d2 = np.abs(s1[:, 1] - s1[:, 0]), np.abs(s2[:, 1] - s2[:, 0])
+    m1, m2 = s1.mean(axis=1) / a, s2.mean(axis=1) / b
+    across = ((d1 < 0.15 * d2) & (d2 > 0.85 * b) & (m2 > 0.1) & (m2 < 0.9)
+              & (((m1 > 0.15) & (m1 < 0.42)) | ((m1 > 0.58) & (m1 < 0.85))))
+    along = ((d2 < 0.15 * d1) & (d1 > 0.6 * a) & (m1 > 0.1) & (m1 < 0.9)
+             & (m2 > 0.15) & (m2 < 0.85))
+    return bool((across | along).any())
 
 
 def _in_box(pts: np.ndarray, box: np.ndarray, margin: float = 0.0) -> np.ndarray:
