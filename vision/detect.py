@@ -522,7 +522,8 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
     """The proposals that explain the blob, the card on top first. A proposal must lie in the
     foreground and its outline on edges; once a card is taken, the part of the others it covers
     is explained by it (an edge under a card cannot show), so the cards under it can win next,
-    while a copy of a taken card (all under it) cannot."""
+    while a copy of a taken card (all under it) cannot. A box with a straight edge right through
+    it is two cards, not one (`_edge_through`): passed over."""
     v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
     inside = v + (_GRID[:, 0] * a)[..., None] * u1 + (_GRID[:, 1] * b)[..., None] * u2
     cover = (_sample(mask, inside) > 0).mean(axis=1)
