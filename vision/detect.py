@@ -391,6 +391,16 @@ def _card_corners(poly: np.ndarray) -> np.ndarray:
     return (np.abs(cos) <= 0.26) & (turn == orient)
 
 
+def _square(u1: np.ndarray, u2: np.ndarray, turn_first: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit directions made square: the first turned to a right angle with the second
+    (`turn_first`), else the second with the first."""
+    if turn_first:
+        u1 = u1 - (u1 @ u2) * u2
+        return u1 / np.hypot(*u1), u2
+    u2 = u2 - (u2 @ u1) * u1
+    return u1, u2 / np.hypot(*u2)
+
+
 def _corner_hypotheses(poly: np.ndarray, min_w: float, widths: list[float]) -> np.ndarray:
     n = len(poly)
     corner = _card_corners(poly)
@@ -404,13 +414,7 @@ def _corner_hypotheses(poly: np.ndarray, min_w: float, widths: list[float]) -> n
         short_ok = bool(widths) and max(l1, l2) >= 0.3 * widths[0] and min(l1, l2) >= 2.0
         if min(l1, l2) < 0.2 * min_w and not short_ok:
             continue
-        u1, u2 = e1 / l1, e2 / l2
-        if l1 < 0.2 * min_w:  # square the short edge's direction to the long one
-            u1 = u1 - (u1 @ u2) * u2
-            u1 /= np.hypot(*u1)
-        else:
-            u2 = u2 - (u2 @ u1) * u1
-            u2 /= np.hypot(*u2)
+        u1, u2 = _square(e1 / l1, e2 / l2, l1 < 0.2 * min_w)  # the short edge to the long one
         sizes = {(l1, l1 * ASPECT), (l1, l1 / ASPECT), (l2 * ASPECT, l2), (l2 / ASPECT, l2)}
         # one side at least as long as its visible edge (the other may run on under a
         # collinear neighbour: a zero lying across half of a value card)
@@ -501,13 +505,7 @@ def _boxes_at(v: np.ndarray, e1: np.ndarray, e2: np.ndarray, min_w: float,
     l1, l2 = float(np.hypot(*e1)), float(np.hypot(*e2))
     if min(l1, l2) < 1.0:
         return []
-    u1, u2 = e1 / l1, e2 / l2
-    if l1 < l2:
-        u1 = u1 - (u1 @ u2) * u2
-        u1 /= np.hypot(*u1)
-    else:
-        u2 = u2 - (u2 @ u1) * u1
-        u2 /= np.hypot(*u2)
+    u1, u2 = _square(e1 / l1, e2 / l2, l1 < l2)
     sizes = {(l1, l1 * ASPECT), (l1, l1 / ASPECT), (l2 * ASPECT, l2), (l2 / ASPECT, l2)}
     if widths:  # cards on one table share one size
         w0 = widths[0]
