@@ -41,20 +41,22 @@ def table() -> str:
     return render_template("table.html", page="table")
 
 
-@bp.get("/scoresheet")
-def scoresheet() -> Any:
+def _current_game_page(endpoint: str, page: str, what: str) -> Any:
+    """The current game's page at `endpoint`, or a page saying there is no game yet."""
     game_id = current_game_id()
     if game_id is None:
-        return render_template("empty.html", page="sheet", what="scoresheet")
-    return redirect(url_for("pages.game", game_id=game_id))
+        return render_template("empty.html", page=page, what=what)
+    return redirect(url_for(endpoint, game_id=game_id))
+
+
+@bp.get("/scoresheet")
+def scoresheet() -> Any:
+    return _current_game_page("pages.game", "sheet", "scoresheet")
 
 
 @bp.get("/tricks")
 def current_tricks() -> Any:
-    game_id = current_game_id()
-    if game_id is None:
-        return render_template("empty.html", page="tricks", what="tricks")
-    return redirect(url_for("pages.game_tricks", game_id=game_id))
+    return _current_game_page("pages.game_tricks", "tricks", "tricks")
 
 
 def game_charts(game: Game) -> list[str]:
