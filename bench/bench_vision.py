@@ -33,9 +33,9 @@ import numpy as np  # noqa: E402
 from vision.cards import CardId  # noqa: E402
 from vision.cli import (  # noqa: E402
     KEYS,
-    _match,
     evaluate_frame,
     load_set,
+    match_quads,
     taught_deck,
     truth_of,
 )
@@ -137,9 +137,7 @@ def tesseract(rows: list[dict], reader: Reader, limit: int) -> dict:
         truth = [t for t in truth_of(row) if t.visible_fraction > 0.95 and t.card.kind == "number"
                  and not t.covered_by_hand]
         quads = find_cards(frame)
-        width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0]) for t in truth]
-                                or [80]))
-        for i, j in _match([q.mean(axis=0) for q in quads], truth, 0.35 * width).items():
+        for i, j in match_quads(quads, truth).items():
             ours = warp(frame, quads[i], WARP_SIZE)  # full-size crop, like the training crops
             upright = warp(frame, truth[j].corners, (200, 308))  # truth corners: face TL first
             crops.append((truth[j].card, ours, upright))

@@ -176,6 +176,16 @@ def taught_deck(cache: Path = Path("var/vision-cache")) -> Path:
     return deck
 
 
+def truth_width(truth: list) -> float:
+    """The median width (px) of the truth cards of a frame (80 when it has none)."""
+    return float(np.median([np.linalg.norm(t.corners[1] - t.corners[0]) for t in truth] or [80]))
+
+
+def match_quads(quads: list[np.ndarray], truth: list) -> dict[int, int]:
+    """Detected quads matched to truth cards: nearest centres within 0.35 of a card width."""
+    return _match([q.mean(axis=0) for q in quads], truth, 0.35 * truth_width(truth))
+
+
 def _match(centers: list, truth: list, tol: float) -> dict[int, int]:
     """Greedy nearest matching detection index -> truth index within tol px."""
     pairs = sorted(
@@ -200,7 +210,7 @@ def evaluate_frame(frame: np.ndarray, truth: list, reader: Reader,
     h, w = frame.shape[:2]
     readable = [t for t in truth if t.visible_fraction >= READABLE_FRACTION
                 and not t.covered_by_hand and _in_view(t.corners, w, h)]
-    width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0]) for t in truth] or [80]))
+    width = truth_width(truth)
     match = _match(centers, readable, 0.35 * width)
     c = dict.fromkeys(KEYS, 0)
     c["cards"] = len(readable)

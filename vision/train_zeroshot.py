@@ -68,7 +68,7 @@ WRONG_COST = 10.0  # one confidently wrong read costs as much as this many abste
 def frame_threshold(model: Mlp, frames: int, folder: Path) -> tuple[float, dict]:
     """The abstention line that reads best on whole rendered frames (detector included):
     maximise right - WRONG_COST * wrong over thresholds, on a labelled set of its own."""
-    from vision.cli import READABLE_FRACTION, _in_view, _match, truth_of
+    from vision.cli import READABLE_FRACTION, _in_view, match_quads, truth_of
     from vision.read import features, reading_from_proba
     from vision.sim.labelled import load_labelled_set, make_labelled_set
 
@@ -81,9 +81,7 @@ def frame_threshold(model: Mlp, frames: int, folder: Path) -> tuple[float, dict]
         truth = [t for t in truth_of(row) if t.visible_fraction >= READABLE_FRACTION
                  and not t.covered_by_hand and _in_view(t.corners, w, h)]
         quads, crops = detected_crops(frame)
-        width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0]) for t in truth]
-                                or [80]))
-        match = _match([q.mean(axis=0) for q in quads], truth, 0.35 * width)
+        match = match_quads(quads, truth)
         if not match:
             continue
         x = np.stack([features(crops[i]) for i in match])
@@ -108,7 +106,7 @@ def frame_crops(frames: int, folder: Path, conditions: tuple[str, ...] | None = 
     """Training crops cut by the real detector from rendered frames in random editions (the
     detector's own quad errors, the simulator's light): matched quads get their card's class
     (orientation from the truth corners), quads on no card at all become "not a card"."""
-    from vision.cli import READABLE_FRACTION, _match, truth_of
+    from vision.cli import READABLE_FRACTION, match_quads, truth_of, truth_width
     from vision.read import REJECT, features
     from vision.sim.labelled import HARD_CONDITIONS, load_labelled_set, make_labelled_set
 
@@ -120,9 +118,8 @@ def frame_crops(frames: int, folder: Path, conditions: tuple[str, ...] | None = 
         frame = cv2.imread(row["path"], cv2.IMREAD_COLOR)
         truth = truth_of(row)
         quads, crops = detected_crops(frame)
-        width = float(np.median([np.linalg.norm(t.corners[1] - t.corners[0]) for t in truth]
-                                or [80]))
-        match = _match([q.mean(axis=0) for q in quads], truth, 0.35 * width)
+        match = match_quads(quads, truth)
+        width = truth_width(truth)
         for i, q in enumerate(quads):
             if i in match:
                 t = truth[match[i]]
