@@ -22,6 +22,7 @@ reader gets crops cut at the card's border.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import cv2
@@ -630,7 +631,7 @@ def _decompose_blob(blob: _Blob, min_w: float, widths: list[float], rough: bool 
     if len(quads) > 1 and not rough:
         g = cv2.GaussianBlur(blob.grey, (3, 3), 0).astype(np.float32)
         grad = (cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3))
-        over = [_lying_over(quads, i, grad) for i in range(len(quads))]
+        over = _lying_over(quads, grad)
     else:
         over = [()] * len(quads)
     return [q + blob.shift.astype(np.float32) for q in quads], over
@@ -657,25 +658,27 @@ def _inside(pts: np.ndarray, q: np.ndarray, margin: float) -> np.ndarray:
     return (cross > margin).all(axis=1) | (cross < -margin).all(axis=1)  # either winding
 
 
-def _lying_over(quads: list[np.ndarray], i: int, grad: tuple[np.ndarray, np.ndarray]
-                ) -> tuple[int, ...]:
-    """The cards of one blob lying over card i. Of two overlapping cards, the one on top shows
-    its rim where it crosses the other (a step in brightness across it), the one below does not
-    (it runs on under the top card); when the rims do not tell, the card `_select` took first
-    (the best outline) is on top."""
-    qi = quads[i].astype(np.float32)
-    area = cv2.contourArea(qi)
-    out = []
-    for j, other in enumerate(quads):
-        if j == i or cv2.intersectConvexConvex(qi, other.astype(np.float32))[0] < 0.03 * area:
+def _lying_over(quads: list[np.ndarray], grad: tuple[np.ndarray, np.ndarray]
+                ) -> list[tuple[int, ...]]:
+    """For each card of one blob, the cards lying over it (covering 3 % of it at least). Of two
+    overlapping cards, the one on top shows its rim where it crosses the other (a step in
+    brightness across it), the one below does not (it runs on under the top card); when the
+    rims do not tell, the card `_select` took first (the best outline) is on top. Each pair is
+    looked at once."""
+    q32 = [q.astype(np.float32) for q in quads]
+    area = [cv2.contourArea(q) for q in q32]
+    over: list[list[int]] = [[] for _ in quads]
+    for i, j in itertools.combinations(range(len(quads)), 2):
+        shared = cv2.intersectConvexConvex(q32[i], q32[j])[0]
+        if shared < 0.03 * min(area[i], area[j]):
             continue
-        step_j, step_i = _rim_step(other, quads[i], grad), _rim_step(quads[i], other, grad)
-        if step_j is None or step_i is None or max(step_j, step_i) < 1.3 * min(step_j, step_i):
-            if j < i:
-                out.append(j)
-        elif step_j > step_i:
-            out.append(j)
-    return tuple(out)
+        i_in_j, j_in_i = _rim_step(quads[i], quads[j], grad), _rim_step(quads[j], quads[i], grad)
+        unclear = (i_in_j is None or j_in_i is None
+                   or max(i_in_j, j_in_i) < 1.3 * min(i_in_j, j_in_i))
+        top, under = (i, j) if unclear or i_in_j > j_in_i else (j, i)
+        if shared >= 0.03 * area[under]:
+            over[under].append(top)
+    return [tuple(sorted(o)) for o in over]
 
 
 def _rim_step(a: np.ndarray, b: np.ndarray, grad: tuple[np.ndarray, np.ndarray]
