@@ -88,14 +88,17 @@ def narrow(reading: Any, legal: Callable[[Any], Any]) -> tuple[Any | None, list[
 
     The probabilities are conditioned on the card being legal: the mass of the candidates the
     game rules out is removed (the rest of the mass, outside the top candidates, is assumed
-    legal, which keeps the estimate conservative)."""
+    legal, which keeps the estimate conservative). A card is certain only where its conditioned
+    probability also reaches the reader's own line: what the game rules out can lift an unsure
+    read over it, nothing lowers it."""
     ranked = [(card, p) for cand, p in reading.candidates if (card := legal(cand)) is not None]
     if not ranked:
         return None, []
     ruled_out = sum(p for cand, p in reading.candidates if legal(cand) is None)
     legal_mass = max(1.0 - ruled_out, 1e-9)
     conditioned = [(card, p / legal_mass) for card, p in ranked]
-    sure = _sure(conditioned) and ranked[0][1] >= MIN_RAW
+    sure = (_sure(conditioned) and ranked[0][1] >= MIN_RAW
+            and conditioned[0][1] >= reading.line)
     return (ranked[0][0] if sure else None), [card for card, _ in ranked]
 
 

@@ -3,6 +3,8 @@ what the game knows."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -93,6 +95,24 @@ def test_narrowing_by_game_knowledge(referee):
     feed(referee, 2.0, seen("scoring", reading(("scoring-9", 0.5), ("scoring-6", 0.45))))
     feed(referee, 3.1)
     assert str(referee.game.revealed[-1]) == "6" and referee.conflict is None
+
+
+def test_narrowing_never_takes_a_card_below_the_readers_line(referee):
+    # a misfit box read as a 4 at 0.68, the reader's line 0.9: nothing the game rules out
+    # lifts it, so it is no reveal; the clear look at the card that follows is
+    feed(referee, 0.0, seen("scoring", replace(reading(("scoring-4", 0.68), ("scoring-8", 0.02),
+                                                       kind="unknown"), line=0.9)))
+    assert referee.game.revealed == () and "Which scoring card" in referee.conflict.message
+    feed(referee, 0.5, seen("scoring", replace(sure("scoring-1"), line=0.9)))
+    feed(referee, 1.6)
+    assert [str(c) for c in referee.game.revealed] == ["1"] and referee.conflict is None
+    # what the game rules out does lift a read over the line: the 9 is gone, so it is the 6
+    feed(referee, 2.0, seen(1, sure("number-1")), seen(2, sure("number-2")),
+         seen(0, sure("number-3")))
+    feed(referee, 3.0, seen("scoring", replace(reading(("scoring-1", 0.5), ("scoring-6", 0.46),
+                                                       kind="unknown"), line=0.9)))
+    feed(referee, 4.1)
+    assert [str(c) for c in referee.game.revealed] == ["1", "6"]
 
 
 def test_unsure_read_asks_and_nothing_is_scored(referee):

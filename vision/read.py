@@ -47,6 +47,9 @@ class Reading:
     colour: Literal["blue", "red"] | None
     confidence: float
     candidates: tuple[tuple[CardId, float], ...]
+    # the reader's confidence line: below it the reader abstains, and nobody downstream (the
+    # game's narrowing of candidates) may take a card on less
+    line: float = 0.0
 
     @property
     def card(self) -> CardId | None:
@@ -196,9 +199,9 @@ def reading_from_proba(p: np.ndarray, threshold: float, top: int = 5) -> tuple[R
     turns = 0 if card_p[best, 0] >= card_p[best, 1] else 2
     conf = float(per_card[best])
     if conf < threshold or p[REJECT] >= conf:
-        return Reading("unknown", None, None, conf, cands), turns
+        return Reading("unknown", None, None, conf, cands, threshold), turns
     card = ALL_CARDS[best]
-    return Reading(card.kind, card.value, card.colour, conf, cands), turns
+    return Reading(card.kind, card.value, card.colour, conf, cands, threshold), turns
 
 
 class Reader:
