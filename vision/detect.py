@@ -447,7 +447,8 @@ def _decompose(blob: _Blob, min_w: float, widths: list[float]) -> list[np.ndarra
                         _junction_hypotheses(blob.segments, min_w, widths)])
     if not len(h):
         return []
-    return _select(_snap(h, blob.dist), blob.mask, blob.dist, blob.segments)
+    return _select(_snap(h, blob.dist), blob.mask, blob.dist, blob.segments,
+                   widths[0] if widths else None)
 
 
 _LSD = None
@@ -516,8 +517,8 @@ def _boxes_at(v: np.ndarray, e1: np.ndarray, e2: np.ndarray, min_w: float,
             if min(a, b) >= min_w and (a >= 0.85 * l1 or b >= 0.85 * l2)]
 
 
-def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndarray
-            ) -> list[np.ndarray]:
+def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndarray,
+            w0: float | None = None) -> list[np.ndarray]:
     """The proposals that explain the blob, the card on top first. A proposal must lie in the
     foreground and its outline on edges; once a card is taken, the part of the others it covers
     is explained by it (an edge under a card cannot show), so the cards under it can win next,
@@ -552,7 +553,7 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
             break
         k = int(np.argmax(np.where(ok, score + 0.5 * cover, -np.inf)))
         alive[k] = False
-        if _edge_through(h[k], segments, h[taken]):
+        if _edge_through(h[k], segments, h[taken], w0):
             continue
         taken.append(k)
         q = np.array([h[k, 0:2], h[k, 0:2] + h[k, 6] * h[k, 2:4],
@@ -565,11 +566,14 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
     return out
 
 
-def _edge_through(box: np.ndarray, segments: np.ndarray, taken: np.ndarray) -> bool:
+def _edge_through(box: np.ndarray, segments: np.ndarray, taken: np.ndarray,
+                  w0: float | None = None) -> bool:
     """Does a straight edge run right through the box, as between two cards it would span
     (two touching cards, or halves of them)? One across it, off its middle (a scoring card's
-    colour boundary runs across its middle), or one along most of its length. Edges along a
-    taken card's rim are that card's and do not count."""
+    colour boundary runs across its middle), or one along most of its length; with the usual
+    card width `w0` known, also one across most of it about a card width in from an end (the
+    next card of a row: where two cards of one colour meet, their edge shows only as far as
+    their colour changes). Edges along a taken card's rim are that card's and do not count."""
     if not len(segments):
         return False
     v, u1, u2, a, b = box[0:2], box[2:4], box[4:6], box[6], box[7]
@@ -583,8 +587,12 @@ def _edge_through(box: np.ndarray, segments: np.ndarray, taken: np.ndarray) -> b
         s1, s2, mid = s1[~mid_in], s2[~mid_in], mid[~mid_in]
     d1, d2 = np.abs(s1[:, 1] - s1[:, 0]), np.abs(s2[:, 1] - s2[:, 0])
     m1, m2 = s1.mean(axis=1) / a, s2.mean(axis=1) / b
-    across = ((d1 < 0.15 * d2) & (d2 > 0.85 * b) & (m2 > 0.1) & (m2 < 0.9)
-              & (((m1 > 0.15) & (m1 < 0.42)) | ((m1 > 0.58) & (m1 < 0.85))))
+    off_middle = ((m1 > 0.15) & (m1 < 0.42)) | ((m1 > 0.58) & (m1 < 0.85))
+    across = (d1 < 0.15 * d2) & (d2 > 0.85 * b) & (m2 > 0.1) & (m2 < 0.9) & off_middle
+    if w0 is not None:
+        one_card = np.minimum(m1, 1 - m1) * a  # how far in from the nearer end
+        across |= ((d1 < 0.15 * d2) & (d2 > 0.6 * b) & (m2 > 0.1) & (m2 < 0.9) & off_middle
+                   & (np.abs(one_card - w0) < 0.45 * w0))
     along = ((d2 < 0.15 * d1) & (d1 > 0.6 * a) & (m1 > 0.1) & (m1 < 0.9)
              & (m2 > 0.15) & (m2 < 0.85))
     return bool((across | along).any())
