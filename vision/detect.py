@@ -522,8 +522,9 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
     """The proposals that explain the blob, the card on top first. A proposal must lie in the
     foreground and its outline on edges; once a card is taken, the part of the others it covers
     is explained by it (an edge under a card cannot show), so the cards under it can win next,
-    while a copy of a taken card (all under it) cannot. A box with a straight edge right through
-    it is two cards, not one (`_edge_through`): passed over."""
+    while a copy of a taken card (all under it) cannot; of equals, a box parallel to the taken
+    cards it touches wins. A box with a straight edge right through it is two cards, not one
+    (`_edge_through`): passed over."""
     v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
     inside = v + (_GRID[:, 0] * a)[..., None] * u1 + (_GRID[:, 1] * b)[..., None] * u2
     cover = (_sample(mask, inside) > 0).mean(axis=1)
@@ -538,6 +539,8 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
     taken: list[int] = []
     centre = h[:, 0:2] + (h[:, 6:7] * h[:, 2:4] + h[:, 7:8] * h[:, 4:6]) / 2
     radius = np.hypot(h[:, 6], h[:, 7]) / 2
+    long_axis = np.where((h[:, 6] >= h[:, 7])[:, None], h[:, 2:4], h[:, 4:6])
+    aligned = np.zeros(len(h), bool)  # parallel to a taken card it touches
     out: list[np.ndarray] = []
     while alive.any():
         shown = ~hidden_out
@@ -551,7 +554,10 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
         ok = alive & (score > 0.5) & (n_shown >= 16) & (hidden_in.mean(axis=1) < 0.6)
         if not ok.any():
             break
-        k = int(np.argmax(np.where(ok, score + 0.5 * cover, -np.inf)))
+        # many proposals explain their part of the blob equally well (the scores saturate):
+        # people square a card to the cards beside it, so of equals the one that lies parallel
+        # to its neighbours wins (a box across two cards of a row lies across them)
+        k = int(np.argmax(np.where(ok, score + 0.5 * cover + 0.02 * aligned, -np.inf)))
         alive[k] = False
         if _edge_through(h[k], segments, h[taken], w0):
             continue
@@ -563,7 +569,11 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
         near = np.flatnonzero(np.hypot(*(centre - centre[k]).T) < radius + radius[k])
         hidden_in[near] |= _in_box(inside[near], h[k])
         hidden_out[near] |= _in_box(outline[near], h[k], margin=1.5)
+        aligned[near] |= np.abs(long_axis[near] @ long_axis[k]) > _PARALLEL
     return out
+
+
+_PARALLEL = float(np.cos(np.radians(8)))  # two cards' long axes within 8 deg
 
 
 def _edge_through(box: np.ndarray, segments: np.ndarray, taken: np.ndarray,
