@@ -195,3 +195,33 @@ def test_a_box_with_a_card_edge_right_through_it_is_not_a_card():
     assert _edge_through(box, np.array([[10.0, 50.0, 140.0, 50.0]]), nothing)  # along it
     taken = np.array([[100.0, -10.0, 1.0, 0.0, 0.0, 1.0, 100.0, 120.0]])  # a card lying on it
     assert not _edge_through(box, edge(101.0), taken)  # its own rim is that card's edge
+    # where two cards of one colour meet, their edge shows only part of the way across: it
+    # splits the box only where the usual card width says the next card begins
+    short = np.array([[60.0, 15.0, 60.0, 85.0]])  # 70 % across, 60 px in from the end
+    assert not _edge_through(box, short, nothing)
+    assert _edge_through(box, short, nothing, w0=100.0)
+    assert not _edge_through(box, short, nothing, w0=200.0)
+
+
+def test_of_equally_good_boxes_the_one_parallel_to_its_neighbour_wins():
+    """A value card half under a zero: a box along the card and a box across it and the card
+    beside it explain the blob equally well (outline all on edges, all in the foreground); the
+    one lying parallel to the card it touches wins, whatever order the proposals came in."""
+    from vision.detect import _select
+
+    def box(x: float, a: float, b: float) -> list[float]:
+        return [x, 0.0, 1.0, 0.0, 0.0, 1.0, a, b]  # corner, u1 along x, u2 along y, sides a, b
+
+    taken_first = box(0.0, 40.0, 62.0)  # a portrait card, best outline of all
+    across = box(44.0, 62.0, 40.0)  # landscape: across the card beside it
+    along = box(44.0, 40.0, 62.0)  # portrait, parallel to the first
+    mask = np.zeros((80, 120), np.uint8)
+    dist = np.full(mask.shape, 10.0, np.float32)
+    for x, _, _, _, _, _, a, b in (taken_first, across, along):
+        corners = (round(x), 0), (round(x + a), round(b))
+        cv2.rectangle(mask, *corners, 255, -1)
+        cv2.rectangle(dist, *corners, 0.0, 2)
+    for order in ([taken_first, across, along], [taken_first, along, across]):
+        quads = _select(np.array(order), mask, dist, np.zeros((0, 4)))
+        assert len(quads) == 2
+        assert np.allclose(quads[1], [[44, 0], [84, 0], [84, 62], [44, 62]])
