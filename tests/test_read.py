@@ -123,6 +123,22 @@ def test_half_covered_scoring_card(reader):
     assert seen == {("scoring", 7, None), ("scoring", 0, "red")}  # crops painted where covered
 
 
+def test_a_row_with_no_card_alone_is_read_at_the_right_card_size(reader):
+    """No card lies alone to show the card size, so it is guessed from the row's boxes; here
+    the guess is a card's length, not its width, and the boxes span two cards each (measured:
+    0 of 8 read). The other sizes are tried, and at the right one all 8 are read."""
+    from vision.detect import Detector
+    from vision.sim.scene import scoring_row_scene
+
+    placements = scoring_row_scene(np.random.default_rng(34))
+    frame, truth = render_frame(placements, Conditions(table="cloth_green"), seed=34)
+    detector = Detector()
+    detector.find(frame)
+    assert detector.size_guessed
+    read = sorted(f"{c['kind']}-{c['value']}-{c.get('colour')}" for c in recognize(frame, reader))
+    assert read == sorted(f"{t.card.kind}-{t.card.value}-{t.card.colour}" for t in truth)
+
+
 def test_a_card_under_another_is_read_as_itself(reader):
     """A 47 lying over a corner of a 23 at another angle: the 23's crop shows grey where the 47
     lies (the reader never sees the 47's numerals there), and both are read."""

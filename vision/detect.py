@@ -785,10 +785,10 @@ def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0:
 
 def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
                     card_w: float | None = None
-                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]], float | None]:
+                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]], float | None, bool]:
     """Card quads (work px) from the foreground mask, for each the quads lying over it (their
-    indices), and the card width seen (work px); `small` is the work-size frame, `card_w` a card
-    width known from earlier frames."""
+    indices), the card width seen (work px) and whether it is a guess (no single card showed
+    it); `small` is the work-size frame, `card_w` a card width known from earlier frames."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.5 * min_card_w * min_card_w * ASPECT
     candidates, merged = [], []
@@ -822,7 +822,8 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     guess = not hint and len(widths) < 2
     views = [_Blob(c, mask, small) for c in merged]
     blobs = [_decompose_blob(b, min_card_w, hint, rough=guess) for b in views]
-    if guess and any(b[0] for b in blobs):
+    guessed = guess and any(b[0] for b in blobs)
+    if guessed:
         sides = [min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
                  for b in blobs for q in b[0]]
         card_w = float(np.median(sides))
@@ -831,7 +832,7 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     for found, found_over in blobs:
         over += [tuple(len(quads) + j for j in js) for js in found_over]
         quads += found
-    return quads, over, card_w
+    return quads, over, card_w, guessed
 
 
 class Detector:
@@ -845,6 +846,7 @@ class Detector:
         self._dist: np.ndarray | None = None  # the last mask's colour distance from the table
         self._found: list[np.ndarray] = []  # the last find_in's quads, and what lies over each
         self._covers: list[list[np.ndarray]] = []
+        self.size_guessed = False  # the last find_in took the card size from its own boxes
         if background is not None:
             self.learn(background)
 
@@ -908,7 +910,8 @@ class Detector:
     def find_in(self, mask: np.ndarray, s: float, small: np.ndarray) -> list[np.ndarray]:
         """Quads (frame px) from the output of `mask`."""
         known = self.card_w * s if self.card_w else None
-        quads, over, card_w = quads_from_mask(mask, self.min_card_w * s, small, known)
+        quads, over, card_w, self.size_guessed = quads_from_mask(mask, self.min_card_w * s, small,
+                                                                  known)
         if self._dist is not None and self._dist.shape == mask.shape:
             quads = refine_quads(quads, self._dist)
         if card_w:

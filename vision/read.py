@@ -14,12 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import cv2
 import numpy as np
 
 from vision.cards import ALL_CARDS, CardId
+
+if TYPE_CHECKING:
+    from vision.detect import Detector
 
 FEAT_W, FEAT_H = 48, 72
 CELL = 6
@@ -260,14 +263,20 @@ class Reader:
 def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None = None
               ) -> list[dict]:
     """The DESIGN.md `recognize --json` "cards" list for one frame."""
-    from vision.detect import Detector
+    from vision.detect import ASPECT
 
-    detector = Detector(background)
-    mask, scale, small = detector.mask(frame)
-    quads = detector.find_in(mask, scale, small)
-    crops = detector.crops(small, scale, quads)
-    found = sorted(zip(quads, reader.read_oriented_batch(crops), strict=True),
-                   key=lambda f: -f[1][0].confidence)
+    detector, quads, reads = _detect_and_read(frame, reader, background)
+    if detector.size_guessed and detector.card_w:
+        # No card lay alone to show the card size: it was guessed from the blobs' boxes, and
+        # a guess off by the aspect (a card's length taken for its width, or the other way)
+        # cuts every box across two cards, which the reader then cannot read. The other two
+        # sizes are tried; the one that lets the reader be sure of the most cards wins.
+        sure = sum(r.kind != "unknown" for r, _ in reads)
+        for other in (detector.card_w / ASPECT, detector.card_w * ASPECT):
+            _, q, r = _detect_and_read(frame, reader, background, other)
+            if sum(x.kind != "unknown" for x, _ in r) > sure:
+                quads, reads, sure = q, r, sum(x.kind != "unknown" for x, _ in r)
+    found = sorted(zip(quads, reads, strict=True), key=lambda f: -f[1][0].confidence)
     kept: list[tuple[np.ndarray, Reading]] = []
     for q, (reading, turns) in found:  # surest first
         q = np.roll(q, -turns, axis=0)  # corners TL, TR, BR, BL of the face as printed
@@ -283,6 +292,19 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
         card["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in q]
         out.append(card)
     return out
+
+
+def _detect_and_read(frame: np.ndarray, reader: Reader, background: np.ndarray | None,
+                     card_w: float | None = None
+                     ) -> tuple[Detector, list[np.ndarray], list[tuple[Reading, int]]]:
+    """(detector, quads, oriented readings) of one frame; `card_w` a card width to assume."""
+    from vision.detect import Detector
+
+    detector = Detector(background)
+    detector.card_w = card_w
+    mask, scale, small = detector.mask(frame)
+    quads = detector.find_in(mask, scale, small)
+    return detector, quads, reader.read_oriented_batch(detector.crops(small, scale, quads))
 
 
 def _same_card_near(q: np.ndarray, reading: Reading, kept: list[tuple[np.ndarray, Reading]]
