@@ -271,11 +271,13 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
         # a guess off by the aspect (a card's length taken for its width, or the other way)
         # cuts every box across two cards, which the reader then cannot read. The other two
         # sizes are tried; the one that lets the reader be sure of the most cards wins.
-        sure = sum(r.kind != "unknown" for r, _ in reads)
+        def sure(reads: list[tuple[Reading, int]]) -> int:
+            return sum(r.kind != "unknown" for r, _ in reads)
+
         for other in (detector.card_w / ASPECT, detector.card_w * ASPECT):
             _, q, r = _detect_and_read(frame, reader, background, other)
-            if sum(x.kind != "unknown" for x, _ in r) > sure:
-                quads, reads, sure = q, r, sum(x.kind != "unknown" for x, _ in r)
+            if sure(r) > sure(reads):
+                quads, reads = q, r
     found = sorted(zip(quads, reads, strict=True), key=lambda f: -f[1][0].confidence)
     kept: list[tuple[np.ndarray, Reading]] = []
     for q, (reading, turns) in found:  # surest first
