@@ -180,3 +180,28 @@ def test_a_weaker_second_reading_does_not_replace_a_known_card(reader):
     near = render_frame([card], cond, seed=7, hand_poses=[pose])[0]  # motion beside it
     assert _run(w, [near, near] + still * 2) == []
     assert [o.reading.card.label for o in w.cards()] == ["scoring-9"]
+
+
+def test_a_glimpse_that_reads_as_the_committed_card_beside_it_is_that_card(reader):
+    """Under a hand the committed 9's box came out shifted, and a box beside it (a glimpse,
+    read unsure) became a track of its own; once the hand is gone that glimpse reads as the 9
+    at the 9's place. One card, the 9 already committed: no second 9 appears (measured: the
+    4-seat bench game took it for a reveal of the next round)."""
+    w = TableWatcher(None, reader, fps=10.0)
+    nine = Reading("scoring", 9, None, 1.0, ((CardId("scoring", 9), 1.0),), 0.9)
+    unsure = Reading("unknown", None, None, 0.4, ((CardId("scoring", 4), 0.4),), 0.9)
+
+    def box(x: float, y: float) -> np.ndarray:
+        return np.float32([[x, y], [x + 80, y], [x + 80, y + 123], [x, y + 123]])
+
+    w._update(box(600, 300), None, nine, False)
+    (the_nine,) = w._tracks
+    the_nine.count = w.need
+    assert [c.kind for c in w._maybe_commit(the_nine)] == ["appeared"]
+    w._update(box(570, 285), None, unsure, True)  # the hand comes: a glimpse beside it
+    the_nine.seen, the_nine.covered, the_nine.center = False, True, (618.0, 380.0)
+    glimpse = w._tracks[1]
+    glimpse.seen = False  # the next frame: the hand is gone
+    w._update(box(600, 300), glimpse, nine, False)
+    assert w._tracks == [the_nine] and the_nine.center == (640.0, 361.5)
+    assert w._maybe_commit(the_nine) == []

@@ -283,6 +283,13 @@ class TableWatcher:
         center = (float(q[:, 0].mean()), float(q[:, 1].mean()))
         if track is None or track.seen:
             track = self._adopt(q, center, reading)
+        elif track.committed is None:
+            # a glimpse not yet committed (a box under a hand) that now reads as the card
+            # committed beside it, whose own box came out shifted meanwhile: one card, that one
+            card = self._adopt(q, center, reading)
+            if card is not None and card.committed is not None:
+                self._tracks.remove(track)
+                track = card
         if track is None:
             self._track_ids += 1
             self._tracks.append(_Track(q, center, reading, self._track_ids,
