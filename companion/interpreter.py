@@ -119,6 +119,11 @@ class TableInterpreter:
         self._seen: set[Any] = set()
         self._seen_round = -1
         self._known: dict[int, _Known] = {}  # watcher track -> the reveal or play it stands for
+        # seats whose card of the trick in play was taken away before the trick had its value
+        # card, per (round, trick); once all are gone the camera missed that card: a person
+        # says which it was (`_value_asked`), and no later reveal is given to that trick
+        self._cleared: dict[tuple[int, int], set[int]] = {}
+        self._value_asked: set[tuple[int, int]] = set()
 
     # -- what the camera saw -------------------------------------------------------------------
 
@@ -134,9 +139,10 @@ class TableInterpreter:
         for change in changes:
             obs = change.observation
             if change.kind == "removed":
+                known = None
                 if obs.track not in read_again:
-                    self._known.pop(obs.track, None)  # that card is gone from the table
-                self._removed(game, obs)
+                    known = self._known.pop(obs.track, None)  # that card is gone from the table
+                self._removed(game, obs, known)
             elif obs.track >= 0 and obs.track in self._known:
                 self._read_again(game, obs)
             else:
@@ -259,6 +265,11 @@ class TableInterpreter:
             card = None  # may well be this seat's card of this trick, not seen since: ask
         name = self._name(game, seat)
         played = next((p.card for p in game.trick_plays if p.seat == seat), None)
+        if card is not None and played is not None and self._held(game):
+            # the trick in play was cleared while a person says its value card: this is the
+            # seat's card of the next trick, and it waits for that answer without a question
+            self.plays[seat] = _Pending(card, t, seat, asked=True, track=track)
+            return
         if card is not None and played is not None:
             fix = PlayCorrected(game.round_index, game.trick_index, seat, card, now_iso(),
                                 "a second card seen in this seat's place")
@@ -298,11 +309,43 @@ class TableInterpreter:
             ("ignore", "Ignore it", lambda: None),
         ])
 
-    def _removed(self, game: Game, obs: Any) -> None:
+    def _removed(self, game: Game, obs: Any, known: _Known | None) -> None:
         seat, reading = obs.zone, obs.reading
         pending = self.plays.get(seat) if isinstance(seat, int) else None
         if pending is not None and reading.kind == "number" and pending.card == reading.value:
             del self.plays[seat]  # taken back before it counted
+        if (known is not None and known.seat is not None and known.round == game.round_index
+                and game.trick_value is None
+                and any(p.seat == known.seat and p.card == known.card for p in game.trick_plays)):
+            self._play_taken_away(game, known.seat)
+
+    def _play_taken_away(self, game: Game, seat: int) -> None:
+        """A card of the trick in play left the table before the trick had its value card.
+        Once every card of a complete trick is gone, the trick was cleared: its value card was
+        revealed and the camera missed it. Nothing is scored on a guess: a person says which."""
+        trick = (game.round_index, game.trick_index)
+        gone = self._cleared.setdefault(trick, set())
+        gone.add(seat)
+        if (game.to_play() or trick in self._value_asked
+                or not {p.seat for p in game.trick_plays} <= gone
+                or any(not p.card.is_zero for p in self.scoring)):  # its value card is due
+            return
+        self._value_asked.add(trick)
+        options = [c for c in game.remaining_scoring() if not c.is_zero]
+
+        def valued() -> bool:
+            now = self._moved_on(trick)
+            return now is None or now.trick_value is not None
+
+        self.host.ask(
+            "This trick's cards were taken away before the camera saw its scoring card. "
+            "Which was it?",
+            [(f"scoring:{c}", str(c), self._reveal(c)) for c in options], moot=valued)
+
+    def _held(self, game: Game) -> bool:
+        """The trick in play was cleared without its value card: reveals seen since wait."""
+        return ((game.round_index, game.trick_index) in self._value_asked
+                and game.trick_value is None)
 
     # -- turning sightings into events -----------------------------------------------------------
 
@@ -313,9 +356,11 @@ class TableInterpreter:
         tricks: list[Any] = []
         if game is None:
             return tricks
-        if self.scoring and t - self.scoring[-1].t >= SCORING_SETTLE_S:
+        if self.scoring and t - self.scoring[-1].t >= SCORING_SETTLE_S and not self._held(game):
             batch = sorted(self.scoring, key=lambda p: not p.card.is_zero)  # zeros first
             self.scoring = []
+            # a card a person already named (the camera saw it late) is no new reveal
+            batch = [p for p in batch if p.card not in game.revealed]
             for pending in batch:
                 tricks += self._apply_pending(ScoringRevealed(pending.card), pending)
         progressed = True
@@ -381,6 +426,11 @@ class TableInterpreter:
     def _add_scoring(self, card: ScoringCard, t: float, track: int) -> Callable[[], None]:
         def choose() -> None:
             self.scoring.append(_Pending(card, t, track=track))
+        return choose
+
+    def _reveal(self, card: ScoringCard) -> Callable[[], None]:
+        def choose() -> None:
+            self._apply(ScoringRevealed(card))
         return choose
 
     def _set_play(self, seat: int, card: int, t: float, track: int) -> Callable[[], None]:

@@ -115,6 +115,36 @@ def test_narrowing_never_takes_a_card_below_the_readers_line(referee):
     assert [str(c) for c in referee.game.revealed] == ["1", "6"]
 
 
+def test_a_trick_cleared_before_its_value_card_was_seen_asks_which_it_was(referee):
+    # the 6 of the second trick lies half under a zero and the camera never read it; the
+    # cards are played and taken away, then the next trick's 7 is revealed: the 7 must not
+    # become the value of the cleared trick
+    feed(referee, 0.0, seen("scoring", sure("scoring-5")))
+    plays = [(1, 10), (2, 20), (0, 30)]
+    feed(referee, 1.1, *(seen(s, sure(f"number-{c}"), track=100 + c) for s, c in plays))
+    feed(referee, 2.2, *(seen(s, sure(f"number-{c}"), track=200 + c) for s, c in [
+        (0, 11), (1, 21), (2, 31)]))  # trick 2: the 30 (Ana) led; no value card seen
+    assert referee.game.trick_index == 1 and referee.game.trick_value is None
+    feed(referee, 3.0, seen(0, sure("number-11"), "removed", track=211))
+    assert referee.conflict is None  # one card picked up is no cleared trick
+    feed(referee, 3.1, *(seen(s, sure(f"number-{c}"), "removed", track=200 + c)
+                         for s, c in [(1, 21), (2, 31)]))
+    conflict = referee.view()["conflict"]
+    assert "taken away before the camera saw its scoring card" in conflict["message"]
+    assert "scoring:5" not in [c["id"] for c in conflict["choices"]]
+    feed(referee, 4.0, seen("scoring", sure("scoring-7")))
+    feed(referee, 4.5, seen(2, sure("number-41"), track=302))  # Cy leads the next trick
+    feed(referee, 5.5)
+    assert referee.game.trick_index == 1 and referee.game.revealed[-1] == ScoringCard(5)
+    assert referee.view()["conflict"]["id"] == conflict["id"]  # no other question meanwhile
+    referee.call(Resolve(conflict["id"], "scoring:6"))
+    feed(referee, 6.0, seen("scoring", sure("scoring-6")))  # seen at last: nothing new
+    feed(referee, 7.5)
+    assert [str(c) for c in referee.game.revealed] == ["5", "6", "7"]
+    assert referee.game.trick_index == 2 and referee.conflict is None
+    assert [(p.seat, p.card) for p in referee.game.trick_plays] == [(2, 41)]
+
+
 def test_unsure_read_asks_and_nothing_is_scored(referee):
     feed(referee, 0.0, seen("scoring", sure("scoring-5")))
     feed(referee, 1.1, seen(1, reading(("number-17", 0.5), ("number-47", 0.4), kind="unknown")))
