@@ -225,3 +225,20 @@ def test_of_equally_good_boxes_the_one_parallel_to_its_neighbour_wins():
         quads = _select(np.array(order), mask, dist, np.zeros((0, 4)))
         assert len(quads) == 2
         assert np.allclose(quads[1], [[44, 0], [84, 0], [84, 62], [44, 62]])
+
+
+def test_a_side_under_another_card_is_not_moved_onto_that_cards_edge():
+    """The value card's top lies under a zero whose white half is nearer the table's colour:
+    the step in colour distance there is the zero's edge, not the value card's, and moving the
+    side onto it would cut the crop short (a 9 read as a red 0 on a rendered 5-player game)."""
+    from vision.detect import refine_quads
+
+    dist = np.zeros((200, 200), np.float32)
+    dist[20:80, 45:135] = 15.0  # the zero lying over it
+    dist[80:180, 50:130] = 40.0  # the value card's part that shows
+    card = np.float32([[50, 74], [130, 74], [130, 180], [50, 180]])  # its top under the zero
+    zero = np.float32([[45, 20], [135, 20], [135, 80], [45, 80]])
+    assert refine_quads([card, zero], dist)[0][0, 1] == pytest.approx(80.25)  # not told: moved
+    refined = refine_quads([card, zero], dist, [(1,), ()])[0]
+    assert refined[0, 1] == refined[1, 1] == 74.0  # under the zero: kept
+    assert refined[2, 1] == pytest.approx(179.25)  # its own bottom edge: still refined

@@ -205,3 +205,19 @@ def test_a_glimpse_that_reads_as_the_committed_card_beside_it_is_that_card(reade
     w._update(box(600, 300), glimpse, nine, False)
     assert w._tracks == [the_nine] and the_nine.center == (640.0, 361.5)
     assert w._maybe_commit(the_nine) == []
+
+
+def test_the_card_width_kept_for_rows_is_the_cards_own(reader, footage):
+    """Under a learned empty table a card's shadow is foreground, so the mask makes single
+    cards wider than they are (up to 16 % here); the width the watcher keeps for frames with
+    no card lying alone is measured at the cards' edges."""
+    frames, truth, zones = footage
+    corners = np.array(truth[-2]["table"][0]["corners"])
+    width = float(np.linalg.norm(corners[1] - corners[0]))
+    w = TableWatcher(zones, reader)
+    kept = []
+    for f in frames:
+        w.feed(f)
+        if w.detector.card_w:
+            kept.append(w.detector.card_w)
+    assert kept and all(abs(k / width - 1) < 0.06 for k in kept)

@@ -278,14 +278,18 @@ _EDGE_D = np.arange(-8.0, 4.5, 0.5)
 _EDGE_MIN_STEP = 20.0  # median Sobel response of a real card edge is well above this
 
 
-def refine_quads(quads: list[np.ndarray], dist: np.ndarray) -> list[np.ndarray]:
+def refine_quads(quads: list[np.ndarray], dist: np.ndarray,
+                 over: list[tuple[int, ...]] | None = None) -> list[np.ndarray]:
     """Move each side of each quad (work px) onto the card's real edge: the strongest step of
     the colour distance from the table across that side, up to 8 px in or 4 px out, found for
     each half of the side. The foreground mask is smoothed and closed, a polygon fit leans on
     rounded corners, and a side found from the usual card size may reach over a gap into the
     next card; the reader wants a crop cut at the card's edge. A half-side with no clear step
-    (an edge over another card, a hand) follows the other half, or keeps its place. All sides
-    of all quads at once (numpy): about 0.1 ms a card."""
+    (an edge over another card, a hand) follows the other half, or keeps its place. A side
+    under a card lying over it (`over`: per quad, the indices of those) keeps its place: it has
+    no edge of its own there, and the step it would find is the other card's (a zero's white
+    half over a value card is nearer the table's colour). All sides of all quads at once
+    (numpy): about 0.1 ms a card."""
     if not quads:
         return quads
     f = dist.astype(np.float32)
@@ -310,6 +314,11 @@ def refine_quads(quads: list[np.ndarray], dist: np.ndarray) -> list[np.ndarray]:
     split = np.isnan(d1) | np.isnan(d2) | (np.abs(d1 - d2) > 3.0)  # or two different edges
     d1 = np.where(split, np.where(np.isnan(d1) | np.isnan(d2), one, (d1 + d2) / 2), d1)
     d2 = np.where(split, d1, d2)
+    middle = a + 0.5 * along
+    for i, tops in enumerate(over or ()):
+        for j in tops:
+            under = _inside(middle[i], q[j], -2.0)
+            d1[i, under] = d2[i, under] = 0.0
     t1, t2 = (float(h.mean()) for h in _EDGE_HALVES)
     p1 = a + t1 * along + d1[..., None] * n
     p2 = a + t2 * along + d2[..., None] * n
@@ -785,10 +794,11 @@ def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0:
 
 def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
                     card_w: float | None = None
-                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]], float | None, bool]:
+                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]], float | None, bool, int]:
     """Card quads (work px) from the foreground mask, for each the quads lying over it (their
-    indices), the card width seen (work px) and whether it is a guess (no single card showed
-    it); `small` is the work-size frame, `card_w` a card width known from earlier frames."""
+    indices), the card width seen (work px), whether it is a guess (no single card showed it)
+    and how many single cards lead the quads; `small` is the work-size frame, `card_w` a card
+    width known from earlier frames."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.5 * min_card_w * min_card_w * ASPECT
     candidates, merged = [], []
@@ -832,7 +842,7 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     for found, found_over in blobs:
         over += [tuple(len(quads) + j for j in js) for js in found_over]
         quads += found
-    return quads, over, card_w, guessed
+    return quads, over, card_w, guessed, len(singles)
 
 
 class Detector:
@@ -910,10 +920,16 @@ class Detector:
     def find_in(self, mask: np.ndarray, s: float, small: np.ndarray) -> list[np.ndarray]:
         """Quads (frame px) from the output of `mask`."""
         known = self.card_w * s if self.card_w else None
-        quads, over, card_w, self.size_guessed = quads_from_mask(mask, self.min_card_w * s, small,
-                                                                  known)
+        quads, over, card_w, self.size_guessed, n_single = quads_from_mask(
+            mask, self.min_card_w * s, small, known)
         if self._dist is not None and self._dist.shape == mask.shape:
-            quads = refine_quads(quads, self._dist)
+            quads = refine_quads(quads, self._dist, over)
+            if n_single:
+                # kept for frames with no card lying alone (the scoring row by itself): measured
+                # at the single cards' edges, as the mask is wider by their shadows (10 % under
+                # a learned empty table) and a row cut with too wide a card spans two cards
+                card_w = float(np.median([min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
+                                          for q in quads[:n_single]]))
         if card_w:
             self.card_w = card_w / s  # remembered for frames where every card touches another
         found = [order_quad(q / s) for q in quads]
