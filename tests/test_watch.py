@@ -122,9 +122,9 @@ class _ScriptedReader:
     def __init__(self, reader: Reader, script) -> None:
         self.reader, self.script, self.calls = reader, script, 0
 
-    def read_oriented_batch(self, crops):
+    def read_quads(self, *args):
         self.calls += 1
-        return [(self.script(self.calls, r), t) for r, t in self.reader.read_oriented_batch(crops)]
+        return [(self.script(self.calls, r), t) for r, t in self.reader.read_quads(*args)]
 
 
 def _unsure_first(call: int, r: Reading) -> Reading:

@@ -23,6 +23,7 @@ from vision.cards import ALL_CARDS, CardId
 
 if TYPE_CHECKING:
     from vision.detect import Detector
+    from vision.index import IndexRead, IndexReader
 
 FEAT_W, FEAT_H = 48, 72
 CELL = 6
@@ -72,20 +73,26 @@ def _portrait(img: np.ndarray) -> tuple[np.ndarray, int]:
     return img, 0
 
 
-_CH, _CW = FEAT_H // CELL, FEAT_W // CELL
-# for each pixel of the 48x72 crop: the first histogram slot of its cell
-_CELL_SLOT = ((np.arange(FEAT_H)[:, None] // CELL) * _CW
-              + (np.arange(FEAT_W)[None, :] // CELL)).ravel() * NBINS
+def _cell_slots(h: int, w: int, cell: int) -> np.ndarray:
+    """For each pixel of an h x w image: the first histogram slot of its cell."""
+    return ((np.arange(h)[:, None] // cell) * (w // cell)
+            + (np.arange(w)[None, :] // cell)).ravel() * NBINS
 
 
-def features(img: np.ndarray) -> np.ndarray:
-    """Feature vector of a portrait BGR crop (any size; resized to 48x72)."""
-    small = img
-    if img.shape[:2] != (FEAT_H, FEAT_W):
-        small = cv2.resize(img, (FEAT_W, FEAT_H), interpolation=cv2.INTER_AREA)
+_CELL_SLOT = _cell_slots(FEAT_H, FEAT_W, CELL)
+
+
+def normalised_grey(small: np.ndarray) -> np.ndarray:
+    """Grey float image with zero mean and about unit contrast (light and exposure cancel)."""
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mean, std = cv2.meanStdDev(grey)
-    g = (grey - float(mean[0, 0])) / (float(std[0, 0]) + 4.0)
+    return (grey - float(mean[0, 0])) / (float(std[0, 0]) + 4.0)
+
+
+def hog(g: np.ndarray, cell: int, slots: np.ndarray) -> np.ndarray:
+    """Gradient-orientation histograms of `cell` px cells (`slots` from `_cell_slots`),
+    block-normalised over 3x3 cells, square-rooted (Hellinger): (rows, cols, NBINS)."""
+    ch, cw = g.shape[0] // cell, g.shape[1] // cell
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=1)
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=1)
     mag, ang = cv2.cartToPolar(gx, gy, angleInDegrees=True)
@@ -97,18 +104,26 @@ def features(img: np.ndarray) -> np.ndarray:
     hi = lo + 1
     hi[hi == NBINS] = 0
     m = mag.ravel()
-    hist = np.bincount(np.concatenate([_CELL_SLOT + lo, _CELL_SLOT + hi]),
-                       np.concatenate([m - m * frac, m * frac]), _CH * _CW * NBINS)
-    hist = hist.reshape(_CH, _CW, NBINS).astype(np.float32)
+    hist = np.bincount(np.concatenate([slots + lo, slots + hi]),
+                       np.concatenate([m - m * frac, m * frac]), ch * cw * NBINS)
+    hist = hist.reshape(ch, cw, NBINS).astype(np.float32)
     energy = cv2.boxFilter(hist.sum(axis=2), -1, (3, 3), normalize=False)
-    hog = np.sqrt(hist / (energy[..., None] + 1e-3))  # block-normalised, Hellinger
+    return np.sqrt(hist / (energy[..., None] + 1e-3))
+
+
+def features(img: np.ndarray) -> np.ndarray:
+    """Feature vector of a portrait BGR crop (any size; resized to 48x72)."""
+    small = img
+    if img.shape[:2] != (FEAT_H, FEAT_W):
+        small = cv2.resize(img, (FEAT_W, FEAT_H), interpolation=cv2.INTER_AREA)
+    g = normalised_grey(small)
     thumb = cv2.resize(g, (12, 18), interpolation=cv2.INTER_AREA)
     col = cv2.resize(small.astype(np.float32), (4, 6), interpolation=cv2.INTER_AREA)
     bright = col.sum(axis=2) / 3.0 + 10.0
     blue_red = (col[..., 0] - col[..., 2]) / bright
     green = (col[..., 1] - (col[..., 0] + col[..., 2]) / 2) / bright
     chroma = np.stack([blue_red, green], axis=-1)
-    parts = [hog.ravel(), thumb.ravel() * 0.5, chroma.ravel() * 2.0]
+    parts = [hog(g, CELL, _CELL_SLOT).ravel(), thumb.ravel() * 0.5, chroma.ravel() * 2.0]
     return np.concatenate(parts).astype(np.float32)
 
 
@@ -138,11 +153,13 @@ class Mlp:
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
 
-    def save(self, path: str | Path, **extra: np.ndarray) -> None:
+    def save(self, path: str | Path, labels: tuple[str, ...] | None = None,
+             **extra: np.ndarray) -> None:
+        """`labels`: the class names (default: the cards, for a card reader)."""
         np.savez_compressed(
             path,
             version=np.array(FEATURE_VERSION),
-            labels=np.array([c.label for c in ALL_CARDS]),
+            labels=np.array(labels or [c.label for c in ALL_CARDS]),
             mu=self.mu.astype(np.float32),
             sd=self.sd.astype(np.float32),
             w1=self.w1.astype(np.float16),
@@ -155,7 +172,10 @@ class Mlp:
         )
 
     @classmethod
-    def load(cls, path: str | Path) -> Mlp:
+    def load(cls, path: str | Path, labels: tuple[str, ...] | None = None,
+             dim: int = FEATURE_DIM) -> Mlp:
+        """A saved model whose classes are `labels` (default: the card reader's) on `dim`
+        features; ModelError for anything else."""
         p = Path(path)
         try:
             with np.load(p, allow_pickle=False) as z:
@@ -167,10 +187,12 @@ class Mlp:
             raise ModelError(f"{p}: not a model/deck file (missing {sorted(need - set(data))})")
         if int(data["version"]) != FEATURE_VERSION:
             raise ModelError(f"{p}: feature version {int(data['version'])}, need {FEATURE_VERSION}")
-        if list(data["labels"]) != [c.label for c in ALL_CARDS]:
-            raise ModelError(f"{p}: card list does not match this program's cards")
+        want = list(labels or [c.label for c in ALL_CARDS])
+        if list(data["labels"]) != want:
+            raise ModelError(f"{p}: class list does not match this program's")
         w1, w2 = data["w1"].astype(np.float32), data["w2"].astype(np.float32)
-        if w1.shape[0] != FEATURE_DIM or w2.shape[1] != N_CLASSES:
+        n_classes = N_CLASSES if labels is None else len(want)
+        if w1.shape[0] != dim or w2.shape[1] != n_classes:
             raise ModelError(f"{p}: weight shapes {w1.shape}/{w2.shape} do not fit")
         return cls(
             mu=data["mu"].astype(np.float32),
@@ -212,23 +234,31 @@ class Reader:
 
     A taught reader has the zero-shot model as its second opinion (`second`): where the deck's
     model is unsure, the zero-shot model's sure read is taken if it names the deck's own best
-    guess (both must point at one card: neither alone, below its line, is trusted)."""
+    guess (both must point at one card: neither alone, below its line, is trusted). Both read a
+    number card they are unsure of once more by its corner indices (`index`, vision.index),
+    when given the full-size frame (`read_quads`)."""
 
-    def __init__(self, model: Mlp, source: str = "model", second: Mlp | None = None) -> None:
+    def __init__(self, model: Mlp, source: str = "model", second: Mlp | None = None,
+                 index: IndexReader | None = None) -> None:
         self.model = model
         self.source = source
         self.second = second
+        self.index = index
 
     @classmethod
     def zero_shot(cls) -> Reader:
-        return cls(_zero_shot_model(), "zero-shot")
+        from vision.index import bundled
+
+        return cls(_zero_shot_model(), "zero-shot", index=bundled())
 
     @classmethod
     def from_deck(cls, path: str | Path) -> Reader:
+        from vision.index import bundled
+
         p = Path(path)
         if not p.is_file():
             raise ModelError(f"deck file {p} does not exist")
-        return cls(Mlp.load(p), f"deck {p.name}", second=_zero_shot_model())
+        return cls(Mlp.load(p), f"deck {p.name}", second=_zero_shot_model(), index=bundled())
 
     @property
     def threshold(self) -> float:
@@ -250,6 +280,27 @@ class Reader:
         return [(r, (quarter + turns) % 4) for (_, quarter), (r, turns)
                 in zip(pre, reads, strict=True)]
 
+    def read_quads(self, frame: np.ndarray, small: np.ndarray, scale: float,
+                   quads: list[np.ndarray], covers: list[list[np.ndarray]]
+                   ) -> list[tuple[Reading, int]]:
+        """Oriented readings of detected quads (frame px; `covers`: the quads lying over each):
+        each card from its crop of the work-size frame `small` (`scale` of the frame), and a
+        card the reader is unsure of once more by its corner indices, cut from the full frame
+        (they are a tenth of the card's height: too small in the work-size frame)."""
+        from vision.detect import crop_cards, warp_card
+        from vision.index import decide
+
+        reads = self.read_oriented_batch(crop_cards(small, scale, quads, covers))
+        unsure = [i for i, (r, _) in enumerate(reads) if r.kind == "unknown"]
+        if self.index is None or not unsure:
+            return reads
+        crops = [warp_card(frame, quads[i], WARP_SIZE, covers[i]) for i in unsure]
+        for i, p in zip(unsure, self.index.proba(crops), strict=True):
+            got = decide(p, reads[i][0].candidates)
+            if got is not None:
+                reads[i] = (_index_reading(got), reads[i][1])
+        return reads
+
     def read_oriented(self, card_img: np.ndarray) -> tuple[Reading, int]:
         return self.read_oriented_batch([card_img])[0]
 
@@ -258,6 +309,15 @@ class Reader:
 
     def read(self, card_img: np.ndarray) -> Reading:
         return self.read_oriented(card_img)[0]
+
+
+def _index_reading(got: IndexRead) -> Reading:
+    """A number card read by its corners: that card alone is a candidate (the whole-card guesses
+    it overruled are not), and the corners' own line holds for the game's narrowing."""
+    from vision.index import SURE
+
+    card = CardId("number", got.value)
+    return Reading("number", got.value, None, got.confidence, ((card, got.confidence),), SURE)
 
 
 def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None = None
@@ -306,7 +366,7 @@ def _detect_and_read(frame: np.ndarray, reader: Reader, background: np.ndarray |
     detector.card_w = card_w
     mask, scale, small = detector.mask(frame)
     quads = detector.find_in(mask, scale, small)
-    return detector, quads, reader.read_oriented_batch(detector.crops(small, scale, quads))
+    return detector, quads, reader.read_quads(frame, small, scale, quads, detector.covers(quads))
 
 
 def _same_card_near(q: np.ndarray, reading: Reading, kept: list[tuple[np.ndarray, Reading]]

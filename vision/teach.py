@@ -251,7 +251,8 @@ def make_dataset(face_of: Callable[[CardId], np.ndarray], per_class: int, rng: n
 
 def train_mlp(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, hidden: int = 256,
               epochs: int = 30, lr: float = 2e-3, init: Mlp | None = None, wd: float = 1e-4,
-              progress: Callable[[int, int], None] | None = None) -> Mlp:
+              progress: Callable[[int, int], None] | None = None,
+              n_classes: int = N_CLASSES) -> Mlp:
     """Softmax MLP with Adam; starts from `init` (fine-tuning) when given."""
     if init is not None:
         mu, sd = init.mu, init.sd
@@ -262,8 +263,8 @@ def train_mlp(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, hidden: in
         params = [
             (rng.normal(0, np.sqrt(2.0 / d), (d, hidden))).astype(np.float32),
             np.zeros(hidden, np.float32),
-            (rng.normal(0, np.sqrt(1.0 / hidden), (hidden, N_CLASSES))).astype(np.float32),
-            np.zeros(N_CLASSES, np.float32),
+            (rng.normal(0, np.sqrt(1.0 / hidden), (hidden, n_classes))).astype(np.float32),
+            np.zeros(n_classes, np.float32),
         ]
     xs = ((x - mu) / sd).astype(np.float32)
     m = [np.zeros_like(p) for p in params]

@@ -142,7 +142,7 @@ class TableWatcher:
         self._busy = bool(motion.any())
         if not self._busy and self._waiting and not any(t.missing for t in self._tracks):
             self.stats["still"] += 1
-            return self._read_waiting(small)  # new cards, now still: read, no re-detection
+            return self._read_waiting(frame, small)  # new cards, now still: read them
         if not self._busy and self._prev_settled():
             self.stats["still"] += 1
             if self.frame_index - self._absorbed_at >= self._absorb_every:
@@ -182,13 +182,13 @@ class TableWatcher:
     def _reread(t: _Track) -> bool:
         return t.reading.kind == "unknown" and t.rereads < MAX_REREADS and not t.covered
 
-    def _read_waiting(self, work: tuple[np.ndarray, float]) -> list[Change]:
+    def _read_waiting(self, frame: np.ndarray, work: tuple[np.ndarray, float]) -> list[Change]:
         """A still frame with new cards found before (under moving hands, or over the frame's
         read budget): read them at the quads found then (nothing moved since), tick the rest."""
         small, s = work
         assert self.detector is not None  # new cards wait only after a full pass
         batch, self._waiting = self._waiting[: self.max_reads], self._waiting[self.max_reads :]
-        readings = self.reader.read_oriented_batch(self.detector.crops(small, s, batch))
+        readings = self._read(frame, small, s, batch)
         self.stats["reads"] += len(batch)
         changes = self._tick_still()
         before = set(map(id, self._tracks))
@@ -203,6 +203,11 @@ class TableWatcher:
                 t.seen = True
                 changes.extend(self._maybe_commit(t))
         return changes
+
+    def _read(self, frame: np.ndarray, small: np.ndarray, s: float, quads: list[np.ndarray]
+              ) -> list[tuple[Reading, int]]:
+        assert self.detector is not None
+        return self.reader.read_quads(frame, small, s, quads, self.detector.covers(quads))
 
     def _tick_still(self) -> list[Change]:
         changes: list[Change] = []
@@ -250,8 +255,7 @@ class TableWatcher:
                 self._waiting.append(q)
             elif not track.seen:
                 track.seen = True  # still there, just not re-read this frame
-        readings = self.reader.read_oriented_batch(
-            self.detector.crops(small, s, [q for _, q, _ in to_read]))
+        readings = self._read(frame, small, s, [q for _, q, _ in to_read])
         self.stats["reads"] += len(to_read)
         order = sorted(range(len(to_read)), key=lambda i: -readings[i][0].confidence)
         for i in order:  # surest first: a weaker duplicate of a card already placed is dropped

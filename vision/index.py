@@ -1,0 +1,116 @@
+"""Read a number card by its corner indices, where its big middle numeral is hidden.
+
+A number card prints its value small in all four corners, the top two upright and the bottom two
+turned 180 deg, so that whichever way the card lies, the two corners at the top of the crop show
+the value upright and the two at the bottom show it upside down. A card whose middle lies under
+another card often still shows two of them. Each corner patch of the full-resolution crop is
+read by a small MLP (zero-shot, trained on many editions by `vision.train_index`): one of the
+values 1..50, or "no index here" (covered, cut off, a scoring card, the table).
+
+A value is taken only when two corners name it, nothing names another value, and either the two
+are at opposite ends of the card or the whole-card reader had the value among its candidates:
+two corners at one end can belong to a neighbouring card whose edge lies along the quad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cards import NUMBER_MAX, CardId
+from vision.read import (
+    MODEL_DIR,
+    NBINS,
+    WARP_SIZE,
+    Mlp,
+    ModelError,
+    _cell_slots,
+    hog,
+    normalised_grey,
+)
+
+PATCH_W, PATCH_H = 40, 28  # a corner of the WARP_SIZE (96x144) crop: the index and some slack
+PATCH_CELL = 4
+PATCH_SLOTS = _cell_slots(PATCH_H, PATCH_W, PATCH_CELL)
+NO_INDEX = 0  # class 0; class v is the value v
+LABELS = ("none", *(str(v) for v in range(1, NUMBER_MAX + 1)))
+INDEX_PATH = MODEL_DIR / "index.npz"
+# the patch's gradient histograms, then its half-size grey thumbnail
+FEATURE_DIM = ((PATCH_H // PATCH_CELL) * (PATCH_W // PATCH_CELL) * NBINS
+               + (PATCH_H // 2) * (PATCH_W // 2))
+
+SURE = 0.8      # the surer of the two corners at least this sure
+AGREE = 0.3     # the other corner's best guess is the value (at least this sure)
+CONFLICT = 0.7  # no corner names another value this surely
+
+
+def corner_patches(crop: np.ndarray) -> list[np.ndarray]:
+    """The four corner patches of a WARP_SIZE portrait crop, each turned so that its index would
+    stand upright: top-left, top-right, bottom-left, bottom-right."""
+    if crop.shape[:2] != (WARP_SIZE[1], WARP_SIZE[0]):
+        crop = cv2.resize(crop, WARP_SIZE, interpolation=cv2.INTER_AREA)
+    w, h = WARP_SIZE
+    return [crop[:PATCH_H, :PATCH_W], crop[:PATCH_H, w - PATCH_W:],
+            crop[h - PATCH_H:, :PATCH_W][::-1, ::-1], crop[h - PATCH_H:, w - PATCH_W:][::-1, ::-1]]
+
+
+def patch_features(patch: np.ndarray) -> np.ndarray:
+    g = normalised_grey(np.ascontiguousarray(patch))
+    thumb = cv2.resize(g, (PATCH_W // 2, PATCH_H // 2), interpolation=cv2.INTER_AREA)
+    return np.concatenate([hog(g, PATCH_CELL, PATCH_SLOTS).ravel(), thumb.ravel() * 0.5])
+
+
+@dataclass(frozen=True)
+class IndexRead:
+    value: int
+    confidence: float  # the surer corner's probability of the value
+
+
+def decide(p: np.ndarray, candidates: tuple[tuple[CardId, float], ...] = ()) -> IndexRead | None:
+    """The value four corner patches' probabilities (4, 51) agree on, or None (module doc)."""
+    pred, conf = p.argmax(axis=1), p.max(axis=1)
+    named = [(k, int(v), float(c)) for k, (v, c) in enumerate(zip(pred, conf, strict=True))
+             if v != NO_INDEX]
+    if not named:
+        return None
+    _, value, top = max(named, key=lambda n: n[2])
+    agree = [k for k, v, c in named if v == value and c >= AGREE]
+    if top < SURE or len(agree) < 2 or any(v != value and c >= CONFLICT for _, v, c in named):
+        return None
+    both_ends = min(agree) < 2 <= max(agree)
+    proposed = any(card == CardId("number", value) for card, _ in candidates)
+    return IndexRead(value, top) if both_ends or proposed else None
+
+
+class IndexReader:
+    """The corner-index model (`Mlp` with classes "none", 1..50)."""
+
+    def __init__(self, model: Mlp) -> None:
+        self.model = model
+
+    @classmethod
+    def load(cls, path: str | Path = INDEX_PATH) -> IndexReader:
+        return cls(Mlp.load(path, LABELS, FEATURE_DIM))
+
+    def proba(self, crops: list[np.ndarray]) -> np.ndarray:
+        """(len(crops), 4, 51) probabilities of the crops' corner patches."""
+        if not crops:
+            return np.zeros((0, 4, len(LABELS)), np.float32)
+        x = np.stack([patch_features(p) for c in crops for p in corner_patches(c)])
+        return self.model.proba(x).reshape(len(crops), 4, len(LABELS))
+
+    def read(self, crop: np.ndarray, candidates: tuple[tuple[CardId, float], ...] = ()
+             ) -> IndexRead | None:
+        return decide(self.proba([crop])[0], candidates)
+
+
+@cache
+def bundled() -> IndexReader:
+    if not INDEX_PATH.exists():
+        raise ModelError(f"corner-index model {INDEX_PATH} is missing "
+                         "(python -m vision.train_index)")
+    return IndexReader.load()
