@@ -40,6 +40,15 @@ def test_two_corners_at_one_end_need_the_whole_card_reader_to_propose_the_card()
     assert decide(p, ((CardId("number", 29), 0.2), (CardId("number", 10), 0.1))).value == 10
 
 
+def test_one_corner_and_the_whole_cards_best_guess_agree():
+    p = _probs((NO_INDEX, 0.9), (NO_INDEX, 0.9), (42, 0.75), (NO_INDEX, 0.9))
+    assert decide(p, ((CardId("number", 42), 0.37), (CardId("number", 49), 0.15))).value == 42
+    # the guess must be the best one, and the corner sure enough
+    assert decide(p, ((CardId("number", 49), 0.37), (CardId("number", 42), 0.15))) is None
+    weak = _probs((NO_INDEX, 0.9), (NO_INDEX, 0.9), (42, 0.6), (NO_INDEX, 0.9))
+    assert decide(weak, ((CardId("number", 42), 0.37),)) is None
+
+
 def test_a_corner_naming_another_value_vetoes():
     assert decide(_probs((28, 0.95), (25, 0.75), (28, 0.9), (NO_INDEX, 0.9))) is None
     assert decide(_probs((28, 0.95), (25, 0.5), (28, 0.9), (NO_INDEX, 0.9))).value == 28

@@ -7,9 +7,10 @@ another card often still shows two of them. Each corner patch of the full-resolu
 read by a small MLP (zero-shot, trained on many editions by `vision.train_index`): one of the
 values 1..50, or "no index here" (covered, cut off, a scoring card, the table).
 
-A value is taken only when two corners name it, nothing names another value, and either the two
-are at opposite ends of the card or the whole-card reader had the value among its candidates:
-two corners at one end can belong to a neighbouring card whose edge lies along the quad.
+A value is taken only where two witnesses agree and no corner names another value: one corner
+and the whole-card reader's best (if unsure) guess, or two corners, either at opposite ends of
+the card or with the value among the whole-card reader's candidates (two corners at one end can
+belong to a neighbouring card whose edge lies along the quad).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ FEATURE_DIM = ((PATCH_H // PATCH_CELL) * (PATCH_W // PATCH_CELL) * NBINS
 SURE = 0.8      # the surer of the two corners at least this sure
 AGREE = 0.3     # the other corner's best guess is the value (at least this sure)
 CONFLICT = 0.7  # no corner names another value this surely
+ONE_CORNER = 0.7  # one corner this sure is enough where the whole card's best guess agrees
 
 
 def corner_patches(crop: np.ndarray) -> list[np.ndarray]:
@@ -78,11 +80,16 @@ def decide(p: np.ndarray, candidates: tuple[tuple[CardId, float], ...] = ()) -> 
     if not named:
         return None
     _, value, top = max(named, key=lambda n: n[2])
+    if any(v != value and c >= CONFLICT for _, v, c in named):
+        return None
+    card = CardId("number", value)
+    if candidates and candidates[0][0] == card and top >= ONE_CORNER:
+        return IndexRead(value, top)  # the whole card's best guess, and a corner, agree
     agree = [k for k, v, c in named if v == value and c >= AGREE]
-    if top < SURE or len(agree) < 2 or any(v != value and c >= CONFLICT for _, v, c in named):
+    if top < SURE or len(agree) < 2:
         return None
     both_ends = min(agree) < 2 <= max(agree)
-    proposed = any(card == CardId("number", value) for card, _ in candidates)
+    proposed = any(c == card for c, _ in candidates)
     return IndexRead(value, top) if both_ends or proposed else None
 
 
