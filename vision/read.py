@@ -323,21 +323,30 @@ def _index_reading(got: IndexRead) -> Reading:
 def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None = None
               ) -> list[dict]:
     """The DESIGN.md `recognize --json` "cards" list for one frame."""
-    from vision.detect import ASPECT
+    from vision.detect import ASPECT, _card_width
 
     detector, quads, reads = _detect_and_read(frame, reader, background)
     if detector.size_guessed and detector.card_w:
         # No card lay alone to show the card size: it was guessed from the blobs' boxes, and
         # a guess off by the aspect (a card's length taken for its width, or the other way)
         # cuts every box across two cards, which the reader then cannot read. The other two
-        # sizes are tried; the one that lets the reader be sure of the most cards wins.
+        # sizes are tried; the one that lets the reader be sure of the most cards wins. Then
+        # the cards read surely show the size better than any guess: it is tried once more.
         def sure(reads: list[tuple[Reading, int]]) -> int:
             return sum(r.kind != "unknown" for r, _ in reads)
 
-        for other in (detector.card_w / ASPECT, detector.card_w * ASPECT):
+        used = detector.card_w
+        for other in (used / ASPECT, used * ASPECT):
             _, q, r = _detect_and_read(frame, reader, background, other)
             if sure(r) > sure(reads):
-                quads, reads = q, r
+                quads, reads, used = q, r, other
+        if sure(reads):
+            seen = _card_width([q for q, (r, _) in zip(quads, reads, strict=True)
+                                if r.kind != "unknown"])
+            if abs(seen - used) > 0.03 * used:
+                _, q, r = _detect_and_read(frame, reader, background, seen)
+                if sure(r) > sure(reads):
+                    quads, reads = q, r
     found = sorted(zip(quads, reads, strict=True), key=lambda f: -f[1][0].confidence)
     kept: list[tuple[np.ndarray, Reading]] = []
     for q, (reading, turns) in found:  # surest first
