@@ -4,7 +4,15 @@ import numpy as np
 import pytest
 
 from vision.cards import CardId, render_face
-from vision.index import LABELS, NO_INDEX, IndexReader, bundled, corner_patches, decide
+from vision.index import (
+    LABELS,
+    NO_INDEX,
+    IndexReader,
+    bundled,
+    contradicts,
+    corner_patches,
+    decide,
+)
 from vision.read import WARP_SIZE, ModelError, Reader, recognize
 from vision.sim.scene import Conditions, Placement, render_frame
 
@@ -56,6 +64,30 @@ def test_a_corner_naming_another_value_vetoes():
 
 def test_not_sure_enough_anywhere():
     assert decide(_probs((28, 0.7), (28, 0.7), (28, 0.7), (28, 0.7))) is None
+
+
+def test_corners_contradict_a_read_only_surely_and_only_where_none_agrees():
+    blank = (NO_INDEX, 0.9)
+    assert contradicts(_probs((29, 0.95), blank, blank, blank), 20)
+    assert not contradicts(_probs((29, 0.85), blank, blank, blank), 20)
+    # one corner for the value read (a blurred corner misread as another): no contradiction
+    assert not contradicts(_probs((29, 0.95), (20, 0.4), blank, blank), 20)
+    assert not contradicts(_probs((NO_INDEX, 1.0),) * 4, 20)
+
+
+def test_a_number_seen_in_part_is_checked_against_the_corners(reader):
+    """A pile in another edition (the labelled set's frame 122, seed 99): the whole-card reader
+    alone is sure of a 20 that is not on the table (the 2 of a 29, its 9 under another card);
+    the corners show 29, and the read becomes unknown."""
+    from vision.sim.labelled import labelled_frame
+
+    frame, truth, _, _ = labelled_frame(99, 122, "overlap", style=None)
+    on_table = {(t.card.kind, t.card.value) for t in truth}
+    whole_only = Reader(reader.model, "zero-shot")
+    assert ("number", 20) not in on_table
+    assert ("number", 20) in {(c["kind"], c["value"]) for c in recognize(frame, whole_only)}
+    read = {(c["kind"], c["value"]) for c in recognize(frame, reader) if c["kind"] != "unknown"}
+    assert read <= on_table
 
 
 def test_corner_patches_turn_the_bottom_indices_upright():

@@ -115,6 +115,19 @@ def test_narrowing_never_takes_a_card_below_the_readers_line(referee):
     assert [str(c) for c in referee.game.revealed] == ["1", "6"]
 
 
+def test_a_read_its_corners_contradict_is_asked_about_not_taken(referee):
+    # the middle read a 20 at 0.95, the corners a 29 (vision.index): the reader's line is out
+    # of reach, so however sure the middle was and whatever the game allows, a person is asked
+    feed(referee, 0.0, seen("scoring", sure("scoring-5")))
+    to_play = referee.game.to_play
+    vetoed = replace(reading(("number-20", 0.95), ("number-29", 0.01), kind="unknown"),
+                     line=float("inf"))
+    feed(referee, 1.0, seen(1, vetoed))
+    assert referee.game.to_play == to_play  # nothing played
+    assert "Which card did Ben play?" in referee.conflict.message
+    assert ("card:20", "20") in referee.conflict.choices
+
+
 def test_a_trick_cleared_before_its_value_card_was_seen_asks_which_it_was(referee):
     # the 6 of the second trick lies half under a zero and the camera never read it; the
     # cards are played and taken away, then the next trick's 7 is revealed: the 7 must not

@@ -11,6 +11,10 @@ A value is taken only where two witnesses agree and no corner names another valu
 and the whole-card reader's best (if unsure) guess, or two corners, either at opposite ends of
 the card or with the value among the whole-card reader's candidates (two corners at one end can
 belong to a neighbouring card whose edge lies along the quad).
+
+The corners also check a number the whole-card reader is sure of, but not very sure
+(`CHECKED_BELOW`): in a pile it can take part of a middle numeral for a whole one. Where a
+corner surely names another value and none names the one read, the read becomes `unknown`.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ SURE = 0.8      # the surer of the two corners at least this sure
 AGREE = 0.3     # the other corner's best guess is the value (at least this sure)
 CONFLICT = 0.7  # no corner names another value this surely
 ONE_CORNER = 0.7  # one corner this sure is enough where the whole card's best guess agrees
+VETO = 0.9      # a corner this sure of another value, and none for the value read: not that card
+CHECKED_BELOW = 0.999  # whole-card reads less sure than this are checked against the corners
 
 
 def corner_patches(crop: np.ndarray) -> list[np.ndarray]:
@@ -91,6 +97,15 @@ def decide(p: np.ndarray, candidates: tuple[tuple[CardId, float], ...] = ()) -> 
     both_ends = min(agree) < 2 <= max(agree)
     proposed = any(c == card for c, _ in candidates)
     return IndexRead(value, top) if both_ends or proposed else None
+
+
+def contradicts(p: np.ndarray, value: int) -> bool:
+    """Do the corners (4, 51) say the card is not `value`? One of them names another value
+    surely and none names `value` at all: the whole-card reader saw part of a middle numeral
+    (a 2 of a 29 under another card taken for a 20), the corners show the whole number."""
+    pred, conf = p.argmax(axis=1), p.max(axis=1)
+    other = (pred != NO_INDEX) & (pred != value) & (conf >= VETO)
+    return bool(other.any()) and not ((pred == value) & (conf >= AGREE)).any()
 
 
 class IndexReader:

@@ -11,6 +11,7 @@ Probabilities are temperature-calibrated; below the model's confidence line the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -284,21 +285,29 @@ class Reader:
                    quads: list[np.ndarray], covers: list[list[np.ndarray]]
                    ) -> list[tuple[Reading, int]]:
         """Oriented readings of detected quads (frame px; `covers`: the quads lying over each):
-        each card from its crop of the work-size frame `small` (`scale` of the frame), and a
-        card the reader is unsure of once more by its corner indices, cut from the full frame
-        (they are a tenth of the card's height: too small in the work-size frame)."""
+        each card from its crop of the work-size frame `small` (`scale` of the frame); then,
+        cut from the full frame (the indices are a tenth of the card's height: too small in the
+        work-size frame), a card the reader is unsure of is read by its corner indices, and a
+        number it is not very sure of is checked against them (vision.index)."""
         from vision.detect import crop_cards, warp_card
-        from vision.index import decide
+        from vision.index import CHECKED_BELOW, contradicts, decide
 
         reads = self.read_oriented_batch(crop_cards(small, scale, quads, covers))
-        unsure = [i for i, (r, _) in enumerate(reads) if r.kind == "unknown"]
-        if self.index is None or not unsure:
+        look = [i for i, (r, _) in enumerate(reads) if r.kind == "unknown"
+                or (r.kind == "number" and r.confidence < CHECKED_BELOW)]
+        if self.index is None or not look:
             return reads
-        crops = [warp_card(frame, quads[i], WARP_SIZE, covers[i]) for i in unsure]
-        for i, p in zip(unsure, self.index.proba(crops), strict=True):
-            got = decide(p, reads[i][0].candidates)
-            if got is not None:
-                reads[i] = (_index_reading(got), reads[i][1])
+        crops = [warp_card(frame, quads[i], WARP_SIZE, covers[i]) for i in look]
+        for i, p in zip(look, self.index.proba(crops), strict=True):
+            r, turns = reads[i]
+            if r.kind == "unknown":
+                got = decide(p, r.candidates)
+                if got is not None:
+                    reads[i] = (_index_reading(got), turns)
+            elif contradicts(p, r.value):
+                # nothing the game rules out may make it sure again: the line is out of reach
+                reads[i] = (Reading("unknown", None, None, r.confidence, r.candidates,
+                                    math.inf), turns)
         return reads
 
     def read_oriented(self, card_img: np.ndarray) -> tuple[Reading, int]:

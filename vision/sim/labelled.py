@@ -108,20 +108,9 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
     lines = []
     for i in range(n_frames):
         name = names[i % len(names)]
-        rng = np.random.default_rng([seed, i])
-        cond, scene_args = condition(name, rng)
-        frame_style = style if style is not None else random_style(rng)
-        if "scene" in scene_args:
-            placements = scene_args["scene"](rng, size)  # type: ignore[operator]
-        else:
-            width = float(rng.uniform(*CARD_WIDTHS)) * size[0] / 1280
-            spread = (width * (1 - SIZE_SPREAD), width * (1 + SIZE_SPREAD))
-            placements = random_scene(rng, int(rng.integers(lo, hi + 1)), size,
-                                      width_range=spread, **scene_args)
-        quality = cond.jpeg_quality
-        frame_seed = (seed * 1_000_003 + i) % (1 << 31)
-        img, truth = render_frame(placements, replace(cond, jpeg_quality=None), size,
-                                  seed=frame_seed, style=frame_style)
+        img, truth, quality, frame_seed = labelled_frame(seed, i, name, size=size,
+                                                         cards_per_frame=cards_per_frame,
+                                                         style=style)
         image = f"{i:05d}_{name}.{'jpg' if quality else 'png'}"
         params = [cv2.IMWRITE_JPEG_QUALITY, quality] if quality else []
         cv2.imwrite(str(out / image), img, params)
@@ -134,6 +123,29 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
             f.write(json.dumps(line) + "\n")
     stamp.write_text(digest + "\n")
     return out
+
+
+def labelled_frame(seed: int, i: int, name: str, *, size: Size = (1280, 720),
+                   cards_per_frame: tuple[int, int] = (5, 10),
+                   style: FaceStyle | None = DEFAULT_STYLE
+                   ) -> tuple[np.ndarray, list, int | None, int]:
+    """Frame i of a labelled set (`make_labelled_set`'s arguments; `name` its condition):
+    (image, truth, JPEG quality to save it at or None, the frame's render seed)."""
+    lo, hi = cards_per_frame
+    rng = np.random.default_rng([seed, i])
+    cond, scene_args = condition(name, rng)
+    frame_style = style if style is not None else random_style(rng)
+    if "scene" in scene_args:
+        placements = scene_args["scene"](rng, size)  # type: ignore[operator]
+    else:
+        width = float(rng.uniform(*CARD_WIDTHS)) * size[0] / 1280
+        spread = (width * (1 - SIZE_SPREAD), width * (1 + SIZE_SPREAD))
+        placements = random_scene(rng, int(rng.integers(lo, hi + 1)), size,
+                                  width_range=spread, **scene_args)
+    frame_seed = (seed * 1_000_003 + i) % (1 << 31)
+    img, truth = render_frame(placements, replace(cond, jpeg_quality=None), size,
+                              seed=frame_seed, style=frame_style)
+    return img, truth, cond.jpeg_quality, frame_seed
 
 
 def load_labelled_set(path: str | Path) -> list[dict]:
