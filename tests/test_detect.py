@@ -203,6 +203,21 @@ def test_a_box_with_a_card_edge_right_through_it_is_not_a_card():
     assert not _edge_through(box, short, nothing, w0=200.0)
 
 
+def test_a_card_with_a_glare_bump_is_found_though_its_numerals_line_up():
+    """A scoring card under a glare (the labelled set's frame 244, seed 2026): the glare
+    widens its blob past a card's shape, and the strokes of its two 5s line up along it into
+    one straight edge, which would split a box across two cards. Its blob holds no second
+    card, so that edge parts nothing: the card is found."""
+    from vision.cli import match_quads, truth_of
+    from vision.sim.labelled import labelled_frame
+
+    frame, truth, _, _ = labelled_frame(2026, 244, "glare")
+    five = [t for t in truth if t.card == CardId("scoring", 5)]
+    views = truth_of({"cards": [t.to_json() for t in five]})
+    assert five[0].visible_fraction == 1.0
+    assert list(match_quads(find_cards(frame), views).values()) == [0]
+
+
 def test_of_equally_good_boxes_the_one_parallel_to_its_neighbour_wins():
     """A value card half under a zero: a box along the card and a box across it and the card
     beside it explain the blob equally well (outline all on edges, all in the foreground); the

@@ -538,6 +538,7 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
     inside = v + (_GRID[:, 0] * a)[..., None] * u1 + (_GRID[:, 1] * b)[..., None] * u2
     cover = (_sample(mask, inside) > 0).mean(axis=1)
     alive = cover > 0.9  # only proposals lying in the foreground are looked at further
+    area = float(np.count_nonzero(mask))
     h, inside, cover = h[alive], inside[alive], cover[alive]
     v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
     outline = v + (_PERIM[:, 0] * a)[..., None] * u1 + (_PERIM[:, 1] * b)[..., None] * u2
@@ -568,7 +569,9 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
         # to its neighbours wins (a box across two cards of a row lies across them)
         k = int(np.argmax(np.where(ok, score + 0.5 * cover + 0.02 * aligned, -np.inf)))
         alive[k] = False
-        if _edge_through(h[k], segments, h[taken], w0):
+        # a blob little bigger than the box holds one card (its bump a glare or a shadow): no
+        # second card for an edge to part it from (a scoring card's two numerals line up)
+        if area > 1.25 * h[k, 6] * h[k, 7] and _edge_through(h[k], segments, h[taken], w0):
             continue
         taken.append(k)
         q = np.array([h[k, 0:2], h[k, 0:2] + h[k, 6] * h[k, 2:4],
