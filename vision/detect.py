@@ -825,8 +825,8 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
             singles.append(_fit_quad(c))
             widths.append(w)
     quads = list(singles)
-    if widths:
-        card_w = float(np.median(widths))
+    if widths and card_w is None:  # a width known from earlier frames was measured at the
+        card_w = float(np.median(widths))  # cards' edges: the mask is wider by their shadows
     hint = [card_w] if card_w else []
     if len(widths) >= 2 and max(widths) > 1.3 * min(widths):
         hint = []  # cards of several sizes on one picture: no one size to trust
