@@ -13,7 +13,8 @@ each right-angled corner of the blob outline, and each L-junction of straight ed
 (a card's corner lying on another card), proposes card rectangles; they are taken best outline
 first, and once a card is taken, what it covers of the others needs no edge (`_select`); what
 the corners leave of a touching row is cut into card-sized cells (`_split_rows`). The usual card
-size comes from the single cards, else from a first decomposition. Of two overlapping cards the
+size is the one measured at the cards' edges in earlier frames (the watcher's detector), else
+the single cards' size, else a first decomposition's. Of two overlapping cards the
 one whose rim shows across the other lies on top (`_lying_over`); the crops of the cards under
 it are painted grey there (`warp_card`), so the reader never reads the number lying on top.
 Finally every side of every quad is moved onto the card's real edge (`refine_quads`), so the
@@ -948,11 +949,6 @@ class Detector:
         px); none for any other quad."""
         index = {id(q): i for i, q in enumerate(self._found)}
         return [self._covers[index[id(q)]] if id(q) in index else [] for q in quads]
-
-    def crops(self, small: np.ndarray, scale: float, quads: list[np.ndarray]) -> list[np.ndarray]:
-        """Reader-size crops of quads found by the last `find_in`, the parts under other cards
-        painted over (`crop_cards`)."""
-        return crop_cards(small, scale, quads, self.covers(quads))
 
 
 def find_cards(frame: np.ndarray, background: np.ndarray | None = None,

@@ -322,11 +322,12 @@ class Reader:
 
 def _index_reading(got: IndexRead) -> Reading:
     """A number card read by its corners: that card alone is a candidate (the whole-card guesses
-    it overruled are not), and the corners' own line holds for the game's narrowing."""
-    from vision.index import SURE
+    it overruled are not); its line, the least sure corner the index reader answers on."""
+    from vision.index import ONE_CORNER
 
     card = CardId("number", got.value)
-    return Reading("number", got.value, None, got.confidence, ((card, got.confidence),), SURE)
+    return Reading("number", got.value, None, got.confidence, ((card, got.confidence),),
+                   ONE_CORNER)
 
 
 def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None = None
