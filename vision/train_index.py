@@ -38,8 +38,14 @@ from vision.index import (  # noqa: E402
     corner_patches,
     patch_features,
 )
-from vision.read import WARP_SIZE, Mlp  # noqa: E402
-from vision.teach import capture, misaligned, reject_face, train_mlp  # noqa: E402
+from vision.read import WARP_SIZE  # noqa: E402
+from vision.teach import (  # noqa: E402
+    capture,
+    fit_temperature,
+    misaligned,
+    reject_face,
+    train_mlp,
+)
 from vision.train_zeroshot import CALIB_SEED, TRAIN_FRAMES_SEED, _styles, detected_crops  # noqa: E402
 
 SEED = 20261122
@@ -155,18 +161,6 @@ def face_patches(n: int, rng: np.random.Generator, styles: list) -> tuple[np.nda
             xs.append(patch_features(patch))
             ys.append(label)
     return np.array(xs, np.float32), np.array(ys, np.int64)
-
-
-def fit_temperature(model: Mlp, x: np.ndarray, y: np.ndarray) -> float:
-    logits = model.logits(x)
-    best_t, best_nll = 1.0, np.inf
-    for t in np.exp(np.linspace(np.log(0.3), np.log(5.0), 40)):
-        z = logits / t
-        z = z - z.max(axis=1, keepdims=True)
-        nll = -(z[np.arange(len(y)), y] - np.log(np.exp(z).sum(axis=1))).mean()
-        if nll < best_nll:
-            best_t, best_nll = float(t), float(nll)
-    return best_t
 
 
 def main(argv: list[str] | None = None) -> int:
