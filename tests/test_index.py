@@ -112,7 +112,7 @@ def test_the_bundled_model_reads_clean_corners_and_no_index_on_scoring_cards():
     assert (index.proba([scoring])[0].argmax(axis=1) == NO_INDEX).all()
 
 
-def test_a_card_model_is_not_an_index_model(tmp_path):
+def test_a_card_model_is_not_an_index_model():
     from vision.read import ZERO_SHOT_PATH
 
     with pytest.raises(ModelError, match="class list"):
