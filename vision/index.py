@@ -33,14 +33,14 @@ from vision.read import (
     WARP_SIZE,
     Mlp,
     ModelError,
-    _cell_slots,
+    cell_slots,
     hog,
     normalised_grey,
 )
 
 PATCH_W, PATCH_H = 40, 28  # a corner of the WARP_SIZE (96x144) crop: the index and some slack
 PATCH_CELL = 4
-PATCH_SLOTS = _cell_slots(PATCH_H, PATCH_W, PATCH_CELL)
+PATCH_SLOTS = cell_slots(PATCH_H, PATCH_W, PATCH_CELL)
 NO_INDEX = 0  # class 0; class v is the value v
 LABELS = ("none", *(str(v) for v in range(1, NUMBER_MAX + 1)))
 INDEX_PATH = MODEL_DIR / "index.npz"

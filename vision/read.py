@@ -74,13 +74,13 @@ def _portrait(img: np.ndarray) -> tuple[np.ndarray, int]:
     return img, 0
 
 
-def _cell_slots(h: int, w: int, cell: int) -> np.ndarray:
+def cell_slots(h: int, w: int, cell: int) -> np.ndarray:
     """For each pixel of an h x w image: the first histogram slot of its cell."""
     return ((np.arange(h)[:, None] // cell) * (w // cell)
             + (np.arange(w)[None, :] // cell)).ravel() * NBINS
 
 
-_CELL_SLOT = _cell_slots(FEAT_H, FEAT_W, CELL)
+_CELL_SLOT = cell_slots(FEAT_H, FEAT_W, CELL)
 
 
 def normalised_grey(small: np.ndarray) -> np.ndarray:
@@ -91,7 +91,7 @@ def normalised_grey(small: np.ndarray) -> np.ndarray:
 
 
 def hog(g: np.ndarray, cell: int, slots: np.ndarray) -> np.ndarray:
-    """Gradient-orientation histograms of `cell` px cells (`slots` from `_cell_slots`),
+    """Gradient-orientation histograms of `cell` px cells (`slots` from `cell_slots`),
     block-normalised over 3x3 cells, square-rooted (Hellinger): (rows, cols, NBINS)."""
     ch, cw = g.shape[0] // cell, g.shape[1] // cell
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=1)
