@@ -143,16 +143,17 @@ def test_a_row_is_read_again_at_the_size_of_its_cards_read_surely(reader):
     """Here the best of the three guessed sizes is still a few per cent off: 4 of the 7 cards
     are read. Those four show the card size; read once more at it, all 7 are."""
     from vision.detect import ASPECT
-    from vision.read import _detect_and_read
+    from vision.read import _Look
     from vision.sim.scene import scoring_row_scene
 
     frame, truth = render_frame(scoring_row_scene(np.random.default_rng(94)),
                                 Conditions(table="wood_light"), seed=94)
-    detector, _, reads = _detect_and_read(frame, reader, None)
-    guesses = (None, detector.card_w / ASPECT, detector.card_w * ASPECT)
-    best = max(sum(r.kind != "unknown" for r, _ in _detect_and_read(frame, reader, None, w)[2])
-               for w in guesses)
-    assert detector.size_guessed and best == 4
+    look = _Look(frame, reader, None)
+    look.at(None)
+    guessed, guess = look.detector.size_guessed, look.detector.card_w
+    best = max(sum(r.kind != "unknown" for r, _ in look.at(w)[1])
+               for w in (None, guess / ASPECT, guess * ASPECT))
+    assert guessed and best == 4
     read = sorted(f"{c['kind']}-{c['value']}-{c.get('colour')}" for c in recognize(frame, reader))
     assert read == sorted(f"{t.card.kind}-{t.card.value}-{t.card.colour}" for t in truth)
 

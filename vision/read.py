@@ -23,7 +23,6 @@ import numpy as np
 from vision.cards import ALL_CARDS, CardId
 
 if TYPE_CHECKING:
-    from vision.detect import Detector
     from vision.index import IndexRead, IndexReader
 
 FEAT_W, FEAT_H = 48, 72
@@ -335,7 +334,9 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
     """The DESIGN.md `recognize --json` "cards" list for one frame."""
     from vision.detect import ASPECT, _card_width
 
-    detector, quads, reads = _detect_and_read(frame, reader, background)
+    look = _Look(frame, reader, background)
+    detector = look.detector
+    quads, reads = look.at(None)
     if detector.size_guessed and detector.card_w:
         # No card lay alone to show the card size: it was guessed from the blobs' boxes, and
         # a guess off by the aspect (a card's length taken for its width, or the other way)
@@ -347,14 +348,14 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
 
         used = detector.card_w
         for other in (used / ASPECT, used * ASPECT):
-            _, q, r = _detect_and_read(frame, reader, background, other)
+            q, r = look.at(other)
             if sure(r) > sure(reads):
                 quads, reads, used = q, r, other
         if sure(reads):
             seen = _card_width([q for q, (r, _) in zip(quads, reads, strict=True)
                                 if r.kind != "unknown"])
             if abs(seen - used) > 0.03 * used:
-                _, q, r = _detect_and_read(frame, reader, background, seen)
+                q, r = look.at(seen)
                 if sure(r) > sure(reads):
                     quads, reads = q, r
     found = sorted(zip(quads, reads, strict=True), key=lambda f: -f[1][0].confidence)
@@ -375,17 +376,23 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
     return out
 
 
-def _detect_and_read(frame: np.ndarray, reader: Reader, background: np.ndarray | None,
-                     card_w: float | None = None
-                     ) -> tuple[Detector, list[np.ndarray], list[tuple[Reading, int]]]:
-    """(detector, quads, oriented readings) of one frame; `card_w` a card width to assume."""
-    from vision.detect import Detector
+class _Look:
+    """One frame detected and read at any card width; its mask is made once."""
 
-    detector = Detector(background)
-    detector.card_w = card_w
-    mask, scale, small = detector.mask(frame)
-    quads = detector.find_in(mask, scale, small)
-    return detector, quads, reader.read_quads(frame, small, scale, quads, detector.covers(quads))
+    def __init__(self, frame: np.ndarray, reader: Reader, background: np.ndarray | None) -> None:
+        from vision.detect import Detector
+
+        self.frame, self.reader = frame, reader
+        self.detector = Detector(background)
+        self.work = self.detector.mask(frame)
+
+    def at(self, card_w: float | None) -> tuple[list[np.ndarray], list[tuple[Reading, int]]]:
+        """(quads, oriented readings) with `card_w` the card width to assume (None: as seen)."""
+        mask, scale, small = self.work
+        self.detector.card_w = card_w
+        quads = self.detector.find_in(mask, scale, small)
+        return quads, self.reader.read_quads(self.frame, small, scale, quads,
+                                             self.detector.covers(quads))
 
 
 def _same_card_near(q: np.ndarray, reading: Reading, kept: list[tuple[np.ndarray, Reading]]
