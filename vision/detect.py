@@ -838,7 +838,7 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     blobs = [_decompose_blob(b, min_card_w, hint, rough=guess) for b in views]
     guessed = guess and any(b[0] for b in blobs)
     if guessed:
-        card_w = _card_width([q for b in blobs for q in b[0]])
+        card_w = card_width([q for b in blobs for q in b[0]])
         blobs = [_decompose_blob(b, min_card_w, [card_w]) for b in views]
     over: list[tuple[int, ...]] = [()] * len(quads)
     for found, found_over in blobs:
@@ -847,7 +847,7 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     return quads, over, card_w, guessed, len(singles)
 
 
-def _card_width(quads: list[np.ndarray]) -> float:
+def card_width(quads: list[np.ndarray]) -> float:
     """The median short side of the quads."""
     return float(np.median([min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
                             for q in quads]))
@@ -936,7 +936,7 @@ class Detector:
                 # kept for frames with no card lying alone (the scoring row by itself): measured
                 # at the single cards' edges, as the mask is wider by their shadows (10 % under
                 # a learned empty table) and a row cut with too wide a card spans two cards
-                card_w = _card_width(quads[:n_single])
+                card_w = card_width(quads[:n_single])
         if card_w:
             self.card_w = card_w / s  # remembered for frames where every card touches another
         found = [order_quad(q / s) for q in quads]

@@ -332,7 +332,7 @@ def _index_reading(got: IndexRead) -> Reading:
 def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None = None
               ) -> list[dict]:
     """The DESIGN.md `recognize --json` "cards" list for one frame."""
-    from vision.detect import ASPECT, _card_width
+    from vision.detect import ASPECT, card_width
 
     look = _Look(frame, reader, background)
     detector = look.detector
@@ -352,7 +352,7 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
             if sure(r) > sure(reads):
                 quads, reads, used = q, r, other
         if sure(reads):
-            seen = _card_width([q for q, (r, _) in zip(quads, reads, strict=True)
+            seen = card_width([q for q, (r, _) in zip(quads, reads, strict=True)
                                 if r.kind != "unknown"])
             if abs(seen - used) > 0.03 * used:
                 q, r = look.at(seen)
