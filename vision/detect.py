@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -352,7 +353,8 @@ def _cross_lines(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray,
     return np.where(ok[..., None], p1 + t[..., None] * d1, fallback)
 
 
-def _iou(q1: np.ndarray, q2: np.ndarray) -> float:
+def iou(q1: np.ndarray, q2: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
     inter, _ = cv2.intersectConvexConvex(q1, q2)
     union = cv2.contourArea(q1) + cv2.contourArea(q2)
     return float(inter / max(union - inter, 1e-6))
@@ -442,11 +444,13 @@ def _corner_hypotheses(poly: np.ndarray, min_w: float, widths: list[float]) -> n
     return np.array(rows, np.float64).reshape(-1, 8)
 
 
-def _decompose(blob: _Blob, min_w: float, widths: list[float]) -> list[np.ndarray]:
+def _decompose(blob: _Blob, min_w: float, widths: list[float],
+               left: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """Cards in a blob of several (any overlap, any angle; blob px): every right-angled corner
     of the blob's outline, and every L-junction of straight edges inside it (the corner of a
     card lying on another card), proposes cards (side lengths from its edges or from the other
-    cards' sizes); proposals inside the foreground whose outline lies on edges win (`_select`)."""
+    cards' sizes); proposals inside the foreground whose outline lies on edges win (`_select`).
+    `left` receives the proposals not taken."""
     c = blob.contour
     peri = cv2.arcLength(c, True)
     poly = cv2.approxPolyDP(c, max(1.5, 0.008 * peri), True).reshape(-1, 2).astype(np.float64)
@@ -458,7 +462,7 @@ def _decompose(blob: _Blob, min_w: float, widths: list[float]) -> list[np.ndarra
     if not len(h):
         return []
     return _select(_snap(h, blob.dist), blob.mask, blob.dist, blob.segments,
-                   widths[0] if widths else None)
+                   widths[0] if widths else None, left)
 
 
 _LSD = None
@@ -528,13 +532,14 @@ def _boxes_at(v: np.ndarray, e1: np.ndarray, e2: np.ndarray, min_w: float,
 
 
 def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndarray,
-            w0: float | None = None) -> list[np.ndarray]:
+            w0: float | None = None, left: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """The proposals that explain the blob, the card on top first. A proposal must lie in the
     foreground and its outline on edges; once a card is taken, the part of the others it covers
     is explained by it (an edge under a card cannot show), so the cards under it can win next,
     while a copy of a taken card (all under it) cannot; of equals, a box parallel to the taken
     cards it touches wins. A box with a straight edge right through it is two cards, not one
-    (`_edge_through`): passed over."""
+    (`_edge_through`): passed over. `left` receives the proposals in the foreground that were
+    neither taken nor passed over (a reader may still find a card among them)."""
     v, u1, u2, a, b = h[:, None, 0:2], h[:, None, 2:4], h[:, None, 4:6], h[:, 6:7], h[:, 7:8]
     inside = v + (_GRID[:, 0] * a)[..., None] * u1 + (_GRID[:, 1] * b)[..., None] * u2
     cover = (_sample(mask, inside) > 0).mean(axis=1)
@@ -575,15 +580,20 @@ def _select(h: np.ndarray, mask: np.ndarray, dist: np.ndarray, segments: np.ndar
         if area > 1.25 * h[k, 6] * h[k, 7] and _edge_through(h[k], segments, h[taken], w0):
             continue
         taken.append(k)
-        q = np.array([h[k, 0:2], h[k, 0:2] + h[k, 6] * h[k, 2:4],
-                      h[k, 0:2] + h[k, 6] * h[k, 2:4] + h[k, 7] * h[k, 4:6],
-                      h[k, 0:2] + h[k, 7] * h[k, 4:6]], np.float32)
-        out.append(q)
+        out.append(_box_quad(h[k]))
         near = np.flatnonzero(np.hypot(*(centre - centre[k]).T) < radius + radius[k])
         hidden_in[near] |= _in_box(inside[near], h[k])
         hidden_out[near] |= _in_box(outline[near], h[k], margin=1.5)
         aligned[near] |= np.abs(long_axis[near] @ long_axis[k]) > _PARALLEL
+    if left is not None:
+        left += [_box_quad(row) for row in h[alive]]
     return out
+
+
+def _box_quad(box: np.ndarray) -> np.ndarray:
+    """The corners of a box row (vx, vy, u1x, u1y, u2x, u2y, a, b)."""
+    v, e1, e2 = box[0:2], box[6] * box[2:4], box[7] * box[4:6]
+    return np.array([v, v + e1, v + e1 + e2, v + e2], np.float32)
 
 
 _PARALLEL = float(np.cos(np.radians(8)))  # two cards' long axes within 8 deg
@@ -653,10 +663,12 @@ class _Blob:
 
 
 def _decompose_blob(blob: _Blob, min_w: float, widths: list[float], rough: bool = False
-                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]]]:
-    """The cards of a blob (work px), and for each the ones lying over it (indices);
-    `rough`: without what lies over what (a first look for the card size)."""
-    quads = _decompose(blob, min_w, widths)
+                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]], list[np.ndarray]]:
+    """The cards of a blob (work px), for each the ones lying over it (indices), and the
+    proposals not taken (work px); `rough`: without what lies over what (a first look for the
+    card size)."""
+    left: list[np.ndarray] = []
+    quads = _decompose(blob, min_w, widths, left)
     if widths:
         quads += _split_rows(blob.mask, blob.grey, quads, widths[0])
     if len(quads) > 1 and not rough:
@@ -665,7 +677,8 @@ def _decompose_blob(blob: _Blob, min_w: float, widths: list[float], rough: bool 
         over = _lying_over(quads, grad)
     else:
         over = [()] * len(quads)
-    return [q + blob.shift.astype(np.float32) for q in quads], over
+    shift = blob.shift.astype(np.float32)
+    return [q + shift for q in quads], over, [q + shift for q in left]
 
 
 _RIM = np.linspace(0.0, 1.0, 24, endpoint=False)  # points along each side of a quad
@@ -791,17 +804,25 @@ def _split_rows(blob: np.ndarray, grey: np.ndarray, found: list[np.ndarray], w0:
     for xa, xb in zip(cuts[:-1], cuts[1:], strict=True):
         box = np.float32([[xa, y0], [xb, y0], [xb, y0 + band_h], [xa, y0 + band_h]])
         q = cv2.transform(box[None], back)[0]
-        if all(_iou(q, o) < 0.35 for o in found):
+        if all(iou(q, o) < 0.35 for o in found):
             cells.append(q)
     return cells
 
 
+class MaskCards(NamedTuple):
+    """What `quads_from_mask` found (work px)."""
+
+    quads: list[np.ndarray]
+    over: list[tuple[int, ...]]  # for each quad, the quads lying over it (indices)
+    card_w: float | None  # the card width seen
+    guessed: bool  # the width is a guess: no single card showed it
+    n_single: int  # how many single cards lead the quads
+    others: list[np.ndarray]  # proposals in blobs of several cards that were not taken
+
+
 def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
-                    card_w: float | None = None
-                    ) -> tuple[list[np.ndarray], list[tuple[int, ...]], float | None, bool, int]:
-    """Card quads (work px) from the foreground mask, for each the quads lying over it (their
-    indices), the card width seen (work px), whether it is a guess (no single card showed it)
-    and how many single cards lead the quads; `small` is the work-size frame, `card_w` a card
+                    card_w: float | None = None) -> MaskCards:
+    """Card quads from the foreground mask; `small` is the work-size frame, `card_w` a card
     width known from earlier frames."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = 0.5 * min_card_w * min_card_w * ASPECT
@@ -841,10 +862,10 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
         card_w = card_width([q for b in blobs for q in b[0]])
         blobs = [_decompose_blob(b, min_card_w, [card_w]) for b in views]
     over: list[tuple[int, ...]] = [()] * len(quads)
-    for found, found_over in blobs:
+    for found, found_over, _ in blobs:
         over += [tuple(len(quads) + j for j in js) for js in found_over]
         quads += found
-    return quads, over, card_w, guessed, len(singles)
+    return MaskCards(quads, over, card_w, guessed, len(singles), [q for b in blobs for q in b[2]])
 
 
 def card_width(quads: list[np.ndarray]) -> float:
@@ -865,6 +886,8 @@ class Detector:
         self._found: list[np.ndarray] = []  # the last find_in's quads, and what lies over each
         self._covers: list[list[np.ndarray]] = []
         self.size_guessed = False  # the last find_in took the card size from its own boxes
+        # the last find_in's card proposals in blobs of several cards that it did not take
+        self.others: list[np.ndarray] = []
         if background is not None:
             self.learn(background)
 
@@ -928,7 +951,7 @@ class Detector:
     def find_in(self, mask: np.ndarray, s: float, small: np.ndarray) -> list[np.ndarray]:
         """Quads (frame px) from the output of `mask`."""
         known = self.card_w * s if self.card_w else None
-        quads, over, card_w, self.size_guessed, n_single = quads_from_mask(
+        quads, over, card_w, self.size_guessed, n_single, others = quads_from_mask(
             mask, self.min_card_w * s, small, known)
         if self._dist is not None and self._dist.shape == mask.shape:
             quads = refine_quads(quads, self._dist, over)
@@ -940,6 +963,7 @@ class Detector:
         if card_w:
             self.card_w = card_w / s  # remembered for frames where every card touches another
         found = [order_quad(q / s) for q in quads]
+        self.others = [order_quad(q / s) for q in others]
         self._covers = [[found[j] for j in js] for js in over]
         self._found = found
         return found

@@ -108,6 +108,12 @@ def contradicts(p: np.ndarray, value: int) -> bool:
     return bool(other.any()) and not ((pred == value) & (conf >= AGREE)).any()
 
 
+def names(p: np.ndarray, value: int) -> bool:
+    """Does a corner (4, 51) surely name `value`, and none contradict it?"""
+    pred, conf = p.argmax(axis=1), p.max(axis=1)
+    return bool(((pred == value) & (conf >= VETO)).any()) and not contradicts(p, value)
+
+
 class IndexReader:
     """The corner-index model (`Mlp` with classes "none", 1..50)."""
 

@@ -288,7 +288,7 @@ class Reader:
         cut from the full frame (the indices are a tenth of the card's height: too small in the
         work-size frame), a card the reader is unsure of is read by its corner indices, and a
         number it is not very sure of is checked against them (vision.index)."""
-        from vision.detect import crop_cards, warp_card
+        from vision.detect import crop_cards
         from vision.index import CHECKED_BELOW, contradicts, decide
 
         reads = self.read_oriented_batch(crop_cards(small, scale, quads, covers))
@@ -296,8 +296,8 @@ class Reader:
                 or (r.kind == "number" and r.confidence < CHECKED_BELOW)]
         if self.index is None or not look:
             return reads
-        crops = [warp_card(frame, quads[i], WARP_SIZE, covers[i]) for i in look]
-        for i, p in zip(look, self.index.proba(crops), strict=True):
+        corners = self.corner_proba(frame, [quads[i] for i in look], [covers[i] for i in look])
+        for i, p in zip(look, corners, strict=True):
             r, turns = reads[i]
             if r.kind == "unknown":
                 got = decide(p, r.candidates)
@@ -308,6 +308,16 @@ class Reader:
                 reads[i] = (Reading("unknown", None, None, r.confidence, r.candidates,
                                     math.inf), turns)
         return reads
+
+    def corner_proba(self, frame: np.ndarray, quads: list[np.ndarray],
+                     covers: list[list[np.ndarray]]) -> np.ndarray:
+        """(len(quads), 4, 51): what the corner-index reader sees in each quad's corners."""
+        from vision.detect import warp_card
+        from vision.index import bundled
+
+        index = self.index or bundled()
+        return index.proba([warp_card(frame, q, WARP_SIZE, c) for q, c in zip(quads, covers,
+                                                                               strict=True)])
 
     def read_oriented(self, card_img: np.ndarray) -> tuple[Reading, int]:
         return self.read_oriented_batch([card_img])[0]
@@ -337,6 +347,7 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
     look = _Look(frame, reader, background)
     detector = look.detector
     quads, reads = look.at(None)
+    others = detector.others
     if detector.size_guessed and detector.card_w:
         # No card lay alone to show the card size: it was guessed from the blobs' boxes, and
         # a guess off by the aspect (a card's length taken for its width, or the other way)
@@ -350,20 +361,21 @@ def recognize(frame: np.ndarray, reader: Reader, background: np.ndarray | None =
         for other in (used / ASPECT, used * ASPECT):
             q, r = look.at(other)
             if sure(r) > sure(reads):
-                quads, reads, used = q, r, other
+                quads, reads, used, others = q, r, other, detector.others
         if sure(reads):
             seen = card_width([q for q, (r, _) in zip(quads, reads, strict=True)
                                 if r.kind != "unknown"])
             if abs(seen - used) > 0.03 * used:
                 q, r = look.at(seen)
                 if sure(r) > sure(reads):
-                    quads, reads = q, r
+                    quads, reads, others = q, r, detector.others
     found = sorted(zip(quads, reads, strict=True), key=lambda f: -f[1][0].confidence)
     kept: list[tuple[np.ndarray, Reading]] = []
     for q, (reading, turns) in found:  # surest first
         q = np.roll(q, -turns, axis=0)  # corners TL, TR, BR, BL of the face as printed
         if not _same_card_near(q, reading, kept):
             kept.append((q, reading))
+    kept = _second_look(look, kept, others)
     out = []
     for q, reading in kept:
         card: dict = {"kind": reading.kind, "value": reading.value}
@@ -393,6 +405,79 @@ class _Look:
         quads = self.detector.find_in(mask, scale, small)
         return quads, self.reader.read_quads(self.frame, small, scale, quads,
                                              self.detector.covers(quads))
+
+
+def _second_look(look: _Look, kept: list[tuple[np.ndarray, Reading]], others: list[np.ndarray]
+                 ) -> list[tuple[np.ndarray, Reading]]:
+    """Cards the detector's boxes missed in a pile, found by reading.
+
+    Where cards pile up, the box the detector takes for a card can be cut a little wrong (the
+    card abstains) or across two cards (the card is missed), while a box it passed over fits.
+    The boxes it did not take (`others`) that no sure card explains, and each unsure box moved
+    and scaled a little, are read, the sure cards lying over them painted out (which lies on
+    top is not known: a sure card was taken first). A number read is kept only with two more
+    witnesses: a corner index names it (vision.index), and the boxes read around the same
+    place name it more often than any other card; and only away from the cards read already
+    (a card hidden under one of them is not asked for)."""
+    from vision.detect import iou
+    from vision.index import names
+
+    sure = [q for q, r in kept if r.kind != "unknown"]
+    boxes = [q for q in others if all(iou(q, s) <= 0.5 for s in sure)]
+    boxes += [b for q, r in kept if r.kind == "unknown" for b in _nudged(q)]
+    h, w = look.frame.shape[:2]
+    boxes = [b for b in boxes if (b >= 0).all() and (b[:, 0] < w).all() and (b[:, 1] < h).all()]
+    if not boxes:
+        return kept
+    covers = [[s for s in sure if iou(s, b) > 0] for b in boxes]
+    _, scale, small = look.work
+    reads = look.reader.read_quads(look.frame, small, scale, boxes, covers)
+    centres = np.array([b.mean(axis=0) for b in boxes])
+    widths = np.array([_short_side(b) for b in boxes])
+    sure_centres = np.array([s.mean(axis=0) for s in sure]).reshape(-1, 2)
+    numbers = [i for i, (r, _) in enumerate(reads) if r.kind == "number"
+               and np.hypot(*(sure_centres - centres[i]).T).min(initial=np.inf)
+               > SECOND_LOOK_AWAY * widths[i]]
+    corners = look.reader.corner_proba(look.frame, [boxes[i] for i in numbers],
+                                       [covers[i] for i in numbers])
+    found = []
+    for i, p in zip(numbers, corners, strict=True):
+        r = reads[i][0]
+        near = np.hypot(*(centres - centres[i]).T) < SECOND_LOOK_SAME * widths[i]
+        same = sum(reads[j][0].card == r.card for j in np.flatnonzero(near))
+        other = sum(reads[j][0].kind != "unknown" and reads[j][0].card != r.card
+                    for j in np.flatnonzero(near))
+        if 2 * other < same and names(p, r.value):
+            found.append((np.roll(boxes[i], -reads[i][1], axis=0), r))
+    found.sort(key=lambda f: -f[1].confidence)
+    for q, r in found:
+        c, w = q.mean(axis=0), _short_side(q)
+        if all(float(np.hypot(*(k.mean(axis=0) - c))) > SECOND_LOOK_AWAY * w
+               for k, kr in kept if kr.kind != "unknown"):
+            # the unsure boxes of the same place were this card
+            kept = [(k, kr) for k, kr in kept if kr.kind != "unknown"
+                    or float(np.hypot(*(k.mean(axis=0) - c))) > SECOND_LOOK_AWAY * w]
+            kept.append((q, r))
+    return kept
+
+
+SECOND_LOOK_AWAY = 0.5  # card widths from a card read already
+SECOND_LOOK_SAME = 0.35  # boxes this near (card widths) are read as one place
+
+
+def _nudged(q: np.ndarray) -> list[np.ndarray]:
+    """The box moved by about 6 % of its sides and scaled by 6 % (26 boxes)."""
+    from vision.detect import order_quad
+
+    centre, along, down = q.mean(axis=0), q[1] - q[0], q[3] - q[0]
+    return [order_quad(((q - centre) * scale + centre + dx * along + dy * down)
+                       .astype(np.float32))
+            for dx in (-0.06, 0.0, 0.06) for dy in (-0.05, 0.0, 0.05) for scale in (0.94, 1.0, 1.06)
+            if (dx, dy, scale) != (0.0, 0.0, 1.0)]
+
+
+def _short_side(q: np.ndarray) -> float:
+    return float(min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1]))))
 
 
 def _same_card_near(q: np.ndarray, reading: Reading, kept: list[tuple[np.ndarray, Reading]]
