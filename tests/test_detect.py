@@ -272,3 +272,21 @@ def test_a_side_under_another_card_is_not_moved_onto_that_cards_edge():
     refined = refine_quads([card, zero], dist, [(1,), ()])[0]
     assert refined[0, 1] == refined[1, 1] == 74.0  # under the zero: kept
     assert refined[2, 1] == pytest.approx(179.25)  # its own bottom edge: still refined
+
+
+def test_proposals_beside_known_cards_cover_the_card_they_leave_unexplained():
+    """Two cards overlapping; with the top one known, the foreground it leaves is decomposed on
+    its own, and a proposal fits the card under it (tested against the whole foreground: the
+    box reaches under the known card)."""
+    from vision.detect import iou, proposals_beside
+
+    w = 120.0
+    frame, truth = render_frame(
+        [Placement(CardId("number", 23), (560.0, 360.0), 10.0, w),
+         Placement(CardId("number", 47), (640.0, 420.0), -25.0, w)],
+        Conditions(table="wood_dark"), seed=12)
+    detector = Detector()
+    mask, scale, small = detector.mask(frame)
+    boxes = proposals_beside([truth[1].corners], mask, scale, small, detector.min_card_w)
+    assert max(iou(b, truth[0].corners) for b in boxes) > 0.85
+    assert proposals_beside([], mask, scale, small, detector.min_card_w) == []

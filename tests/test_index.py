@@ -12,6 +12,7 @@ from vision.index import (
     contradicts,
     corner_patches,
     decide,
+    names,
 )
 from vision.read import WARP_SIZE, ModelError, Reader, recognize
 from vision.sim.scene import Conditions, Placement, render_frame
@@ -73,6 +74,12 @@ def test_corners_contradict_a_read_only_surely_and_only_where_none_agrees():
     # one corner for the value read (a blurred corner misread as another): no contradiction
     assert not contradicts(_probs((29, 0.95), (20, 0.4), blank, blank), 20)
     assert not contradicts(_probs((NO_INDEX, 1.0),) * 4, 20)
+
+
+def test_a_corner_names_a_value_only_surely_and_uncontradicted():
+    assert names(_probs((37, 0.95), (NO_INDEX, 0.9), (NO_INDEX, 0.9), (NO_INDEX, 0.9)), 37)
+    assert not names(_probs((37, 0.85), (NO_INDEX, 0.9), (NO_INDEX, 0.9), (NO_INDEX, 0.9)), 37)
+    assert not names(_probs((37, 0.95), (NO_INDEX, 0.9), (NO_INDEX, 0.9), (NO_INDEX, 0.9)), 36)
 
 
 def test_a_number_seen_in_part_is_checked_against_the_corners(reader):

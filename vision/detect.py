@@ -640,17 +640,22 @@ def _in_box(pts: np.ndarray, box: np.ndarray, margin: float = 0.0) -> np.ndarray
 
 class _Blob:
     """A blob's bounding box, made once and looked at twice: its contour and mask there, grey
-    image, distances to edges, and (on first use) its straight edge segments."""
+    image, distances to edges, and (on first use) its straight edge segments. `around`: the
+    box `pad` px wider and the mask as it is there (the contour outlines part of the
+    foreground only), instead of the contour filled."""
 
-    def __init__(self, c: np.ndarray, mask: np.ndarray, small: np.ndarray) -> None:
+    def __init__(self, c: np.ndarray, mask: np.ndarray, small: np.ndarray, pad: int = 3,
+                 around: bool = False) -> None:
         x, y, w, h = cv2.boundingRect(c)
-        pad = 3
         x0, y0 = max(0, x - pad), max(0, y - pad)
         x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
         self.shift = np.array([[x0, y0]], np.int32)
         self.contour = c - self.shift
-        self.mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.drawContours(self.mask, [self.contour], -1, 255, -1)
+        if around:
+            self.mask = np.ascontiguousarray(mask[y0:y1, x0:x1])
+        else:
+            self.mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.drawContours(self.mask, [self.contour], -1, 255, -1)
         self.grey = cv2.cvtColor(small[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
         self.dist = _support_map(self.grey, self.mask)
         self._segments: np.ndarray | None = None
@@ -866,6 +871,32 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
         over += [tuple(len(quads) + j for j in js) for js in found_over]
         quads += found
     return MaskCards(quads, over, card_w, guessed, len(singles), [q for b in blobs for q in b[2]])
+
+
+def proposals_beside(known: list[np.ndarray], mask: np.ndarray, scale: float,
+                     small: np.ndarray, min_card_w: float) -> list[np.ndarray]:
+    """Card proposals (frame px) in the part of the foreground (`mask`, work px at `scale`) the
+    `known` cards (frame px) do not cover. Each piece of it is decomposed as a blob of its own:
+    its outline is short and simple once the known cards are cut away, so the corners of the
+    cards left in it show (a big pile's outline, simplified to its own length, loses them); the
+    proposals are tested against the whole foreground, as they may lie under a known card."""
+    if not known:
+        return []
+    w0 = card_width(known) * scale
+    rest = mask.copy()
+    for q in known:
+        cv2.fillConvexPoly(rest, np.rint(q * scale).astype(np.int32), 0)
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))  # slivers at rims
+    contours, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out: list[np.ndarray] = []
+    for c in contours:
+        if cv2.contourArea(c) < 0.3 * w0 * w0 * ASPECT:
+            continue
+        blob = _Blob(c, mask, small, pad=int(w0), around=True)
+        left: list[np.ndarray] = []
+        taken = _decompose(blob, min_card_w * scale, [w0], left)
+        out += [order_quad((q + blob.shift.astype(np.float32)) / scale) for q in taken + left]
+    return out
 
 
 def card_width(quads: list[np.ndarray]) -> float:

@@ -412,57 +412,57 @@ def _second_look(look: _Look, kept: list[tuple[np.ndarray, Reading]], others: li
     """Cards the detector's boxes missed in a pile, found by reading.
 
     Where cards pile up, the box the detector takes for a card can be cut a little wrong (the
-    card abstains) or across two cards (the card is missed), while a box it passed over fits.
-    The boxes it did not take (`others`) that no sure card explains, and each unsure box moved
-    and scaled a little, are read, the sure cards lying over them painted out (which lies on
-    top is not known: a sure card was taken first). A number read is kept only with two more
-    witnesses: a corner index names it (vision.index), and the boxes read around the same
-    place name it more often than any other card; and only away from the cards read already
-    (a card hidden under one of them is not asked for)."""
-    from vision.detect import iou
+    card abstains) or across two cards (the card is missed), while another box fits: one it
+    passed over (`others`), one of the unsure boxes moved or scaled a little, or one proposed
+    where the foreground is left unexplained once the sure cards are cut out of it. Those boxes
+    are read, the sure cards lying over them painted out (which lies on top is not known: a
+    sure card was taken first). A number read is kept only with two more witnesses: a corner
+    index names it (vision.index), and of the boxes around the same place whose corners name a
+    card, more than twice as many name it as name any other; and only away from the cards read
+    already (a card hidden under one of them is not asked for)."""
+    from vision.detect import iou, proposals_beside
     from vision.index import names
 
     sure = [q for q, r in kept if r.kind != "unknown"]
-    boxes = [q for q in others if all(iou(q, s) <= 0.5 for s in sure)]
-    boxes += [b for q, r in kept if r.kind == "unknown" for b in _nudged(q)]
+    mask, scale, small = look.work
+    boxes = others + [b for q, r in kept if r.kind == "unknown" for b in _nudged(q)]
+    boxes += proposals_beside(sure, mask, scale, small, look.detector.min_card_w)
     h, w = look.frame.shape[:2]
-    boxes = [b for b in boxes if (b >= 0).all() and (b[:, 0] < w).all() and (b[:, 1] < h).all()]
+    boxes = [b for b in boxes if (b >= 0).all() and (b[:, 0] < w).all() and (b[:, 1] < h).all()
+             and all(iou(b, s) <= 0.5 for s in sure)]
     if not boxes:
         return kept
     covers = [[s for s in sure if iou(s, b) > 0] for b in boxes]
-    _, scale, small = look.work
     reads = look.reader.read_quads(look.frame, small, scale, boxes, covers)
-    centres = np.array([b.mean(axis=0) for b in boxes])
-    widths = np.array([_short_side(b) for b in boxes])
-    sure_centres = np.array([s.mean(axis=0) for s in sure]).reshape(-1, 2)
-    numbers = [i for i, (r, _) in enumerate(reads) if r.kind == "number"
-               and np.hypot(*(sure_centres - centres[i]).T).min(initial=np.inf)
-               > SECOND_LOOK_AWAY * widths[i]]
+    numbers = [i for i, (r, _) in enumerate(reads) if r.kind == "number"]
     corners = look.reader.corner_proba(look.frame, [boxes[i] for i in numbers],
                                        [covers[i] for i in numbers])
+    named = [i for i, p in zip(numbers, corners, strict=True) if names(p, reads[i][0].value)]
+    centres = np.array([b.mean(axis=0) for b in boxes])
+    sure_centres = np.array([s.mean(axis=0) for s in sure]).reshape(-1, 2)
     found = []
-    for i, p in zip(numbers, corners, strict=True):
-        r = reads[i][0]
-        near = np.hypot(*(centres - centres[i]).T) < SECOND_LOOK_SAME * widths[i]
-        same = sum(reads[j][0].card == r.card for j in np.flatnonzero(near))
-        other = sum(reads[j][0].kind != "unknown" and reads[j][0].card != r.card
-                    for j in np.flatnonzero(near))
-        if 2 * other < same and names(p, r.value):
-            found.append((np.roll(boxes[i], -reads[i][1], axis=0), r))
+    for i in named:
+        card, width = reads[i][0].card, _short_side(boxes[i])
+        if np.hypot(*(sure_centres - centres[i]).T).min(initial=np.inf) <= AWAY * width:
+            continue
+        votes = [reads[j][0].card == card for j in named
+                 if np.hypot(*(centres[j] - centres[i])) < SAME_PLACE * width]
+        if 2 * (len(votes) - sum(votes)) < sum(votes):
+            found.append((np.roll(boxes[i], -reads[i][1], axis=0), reads[i][0]))
     found.sort(key=lambda f: -f[1].confidence)
     for q, r in found:
         c, w = q.mean(axis=0), _short_side(q)
-        if all(float(np.hypot(*(k.mean(axis=0) - c))) > SECOND_LOOK_AWAY * w
+        if all(float(np.hypot(*(k.mean(axis=0) - c))) > AWAY * w
                for k, kr in kept if kr.kind != "unknown"):
             # the unsure boxes of the same place were this card
             kept = [(k, kr) for k, kr in kept if kr.kind != "unknown"
-                    or float(np.hypot(*(k.mean(axis=0) - c))) > SECOND_LOOK_AWAY * w]
+                    or float(np.hypot(*(k.mean(axis=0) - c))) > AWAY * w]
             kept.append((q, r))
     return kept
 
 
-SECOND_LOOK_AWAY = 0.5  # card widths from a card read already
-SECOND_LOOK_SAME = 0.35  # boxes this near (card widths) are read as one place
+AWAY = 0.5  # card widths from a card read already: a second look reads another card
+SAME_PLACE = 0.35  # boxes this near (card widths) are read as one place
 
 
 def _nudged(q: np.ndarray) -> list[np.ndarray]:
