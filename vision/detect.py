@@ -870,7 +870,10 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     for found, found_over, _ in blobs:
         over += [tuple(len(quads) + j for j in js) for js in found_over]
         quads += found
-    return MaskCards(quads, over, card_w, guessed, len(singles), [q for b in blobs for q in b[2]])
+    # a blob of several may be one card after all (a card seen at a slant is not rectangle
+    # enough): its own outline is proposed too
+    others = [_fit_quad(c) for c in merged] + [q for b in blobs for q in b[2]]
+    return MaskCards(quads, over, card_w, guessed, len(singles), others)
 
 
 def proposals_beside(known: list[np.ndarray], mask: np.ndarray, scale: float,
