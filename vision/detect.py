@@ -173,7 +173,13 @@ def _foreground(dist: np.ndarray) -> np.ndarray:
     lying side by side through the soft shadows between them. Opened (3 px) against speckle,
     closed (5 px) against hairline gaps."""
     otsu, _ = cv2.threshold(dist, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    floor = max(_noise_floor(dist), 8.0)
+    floor = _noise_floor(dist)
+    if floor > otsu and (dist < otsu).any():
+        # the table's noise cannot reach past the line between table and cards: here the
+        # cards, hands and arms covered so much of the frame that the median was not the
+        # table's (an arm across the table: a floor of 180); measured on the table side only
+        floor = _noise_floor(dist[dist < otsu])
+    floor = max(floor, 8.0)
     thr = max(0.6 * otsu, floor)
     kernel = np.ones((3, 3), np.uint8)
     _, mask = cv2.threshold(dist, thr, 255, cv2.THRESH_BINARY)
