@@ -83,18 +83,18 @@ def test_a_corner_names_a_value_only_surely_and_uncontradicted():
 
 
 def test_a_number_seen_in_part_is_checked_against_the_corners(reader):
-    """A pile in another edition (the labelled set's frame 18, seed 99): the whole-card reader
-    alone is sure (0.90) of a 24 that is not on the table, where a 21 lies 62 % visible under
-    another card; its corners show 21, and the card is read as the 21."""
+    """A pile in another edition (the labelled set's frame 122, seed 99): the whole-card reader
+    alone is sure of a 20 that is not on the table (the 2 of a 29, its 9 under another card);
+    the corners show 29, and the read becomes unknown."""
     from vision.sim.labelled import labelled_frame
 
-    frame, truth, _, _ = labelled_frame(99, 18, "overlap", style=None)
+    frame, truth, _, _ = labelled_frame(99, 122, "overlap", style=None)
     on_table = {(t.card.kind, t.card.value) for t in truth}
     whole_only = Reader(reader.model, "zero-shot")
-    assert ("number", 24) not in on_table
-    assert ("number", 24) in {(c["kind"], c["value"]) for c in recognize(frame, whole_only)}
+    assert ("number", 20) not in on_table
+    assert ("number", 20) in {(c["kind"], c["value"]) for c in recognize(frame, whole_only)}
     read = {(c["kind"], c["value"]) for c in recognize(frame, reader) if c["kind"] != "unknown"}
-    assert read == on_table
+    assert read <= on_table
 
 
 def test_corner_patches_turn_the_bottom_indices_upright():
