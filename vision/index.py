@@ -54,6 +54,7 @@ CONFLICT = 0.7  # no corner names another value this surely
 ONE_CORNER = 0.7  # one corner this sure is enough where the whole card's best guess agrees
 VETO = 0.9      # a corner this sure of another value, and none for the value read: not that card
 CHECKED_BELOW = 0.999  # whole-card reads less sure than this are checked against the corners
+NAMES = 0.9     # a corner this sure of a value names it (a witness in recognize's second look)
 
 
 def corner_patches(crop: np.ndarray) -> list[np.ndarray]:
@@ -111,7 +112,7 @@ def contradicts(p: np.ndarray, value: int) -> bool:
 def names(p: np.ndarray, value: int) -> bool:
     """Does a corner (4, 51) surely name `value`, and none contradict it?"""
     pred, conf = p.argmax(axis=1), p.max(axis=1)
-    return bool(((pred == value) & (conf >= VETO)).any()) and not contradicts(p, value)
+    return bool(((pred == value) & (conf >= NAMES)).any()) and not contradicts(p, value)
 
 
 class IndexReader:

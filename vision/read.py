@@ -415,13 +415,10 @@ def _second_look(look: _Look, kept: list[tuple[np.ndarray, Reading]], others: li
     card abstains) or across two cards (the card is missed), while another box fits: one it
     passed over (`others`), one of the unsure boxes moved or scaled a little, or one proposed
     where the foreground is left unexplained once the sure cards are cut out of it. Those boxes
-    are read, the sure cards lying over them painted out (which lies on top is not known: a
-    sure card was taken first). A number read is kept only with two more witnesses: a corner
-    index names it (vision.index), and of the boxes around the same place whose corners name a
-    card, more than twice as many name it as name any other; and only away from the cards read
-    already (a card hidden under one of them is not asked for)."""
+    are read (`_witnessed`); a card found that way is kept only away from the cards read
+    already (a card hidden under one of them is not asked for), and replaces the unsure boxes
+    at its place."""
     from vision.detect import iou, proposals_beside
-    from vision.index import names
 
     sure = [q for q, r in kept if r.kind != "unknown"]
     mask, scale, small = look.work
@@ -430,9 +427,30 @@ def _second_look(look: _Look, kept: list[tuple[np.ndarray, Reading]], others: li
     h, w = look.frame.shape[:2]
     boxes = [b for b in boxes if (b >= 0).all() and (b[:, 0] < w).all() and (b[:, 1] < h).all()
              and all(iou(b, s) <= 0.5 for s in sure)]
+    for q, r in sorted(_witnessed(look, boxes, sure), key=lambda f: -f[1].confidence):
+        c, width = q.mean(axis=0), _short_side(q)
+        if all(float(np.hypot(*(k.mean(axis=0) - c))) > AWAY * width
+               for k, kr in kept if kr.kind != "unknown"):
+            kept = [(k, kr) for k, kr in kept if kr.kind != "unknown"
+                    or float(np.hypot(*(k.mean(axis=0) - c))) > AWAY * width]
+            kept.append((q, r))
+    return kept
+
+
+def _witnessed(look: _Look, boxes: list[np.ndarray], sure: list[np.ndarray]
+               ) -> list[tuple[np.ndarray, Reading]]:
+    """The numbers read in `boxes` (the `sure` cards over them painted out: which lies on top
+    is not known, and a sure card was taken first) with two more witnesses: a corner index
+    names the number (vision.index), and of the boxes at the same place whose corners name a
+    card, more than twice as many name it as any other. Each as (quad turned upright, reading),
+    half a card width or more from every sure card."""
+    from vision.detect import iou
+    from vision.index import names
+
     if not boxes:
-        return kept
+        return []
     covers = [[s for s in sure if iou(s, b) > 0] for b in boxes]
+    _, scale, small = look.work
     reads = look.reader.read_quads(look.frame, small, scale, boxes, covers)
     numbers = [i for i, (r, _) in enumerate(reads) if r.kind == "number"]
     corners = look.reader.corner_proba(look.frame, [boxes[i] for i in numbers],
@@ -449,16 +467,7 @@ def _second_look(look: _Look, kept: list[tuple[np.ndarray, Reading]], others: li
                  if np.hypot(*(centres[j] - centres[i])) < SAME_PLACE * width]
         if 2 * (len(votes) - sum(votes)) < sum(votes):
             found.append((np.roll(boxes[i], -reads[i][1], axis=0), reads[i][0]))
-    found.sort(key=lambda f: -f[1].confidence)
-    for q, r in found:
-        c, w = q.mean(axis=0), _short_side(q)
-        if all(float(np.hypot(*(k.mean(axis=0) - c))) > AWAY * w
-               for k, kr in kept if kr.kind != "unknown"):
-            # the unsure boxes of the same place were this card
-            kept = [(k, kr) for k, kr in kept if kr.kind != "unknown"
-                    or float(np.hypot(*(k.mean(axis=0) - c))) > AWAY * w]
-            kept.append((q, r))
-    return kept
+    return found
 
 
 AWAY = 0.5  # card widths from a card read already: a second look reads another card
