@@ -928,8 +928,7 @@ class Detector:
         self._found: list[np.ndarray] = []  # the last find_in's quads, and what lies over each
         self._covers: list[list[np.ndarray]] = []
         self.size_guessed = False  # the last find_in took the card size from its own boxes
-        # the last find_in's card proposals in blobs of several cards that it did not take
-        self.others: list[np.ndarray] = []
+        self._others: tuple[list[np.ndarray], float] = ([], 1.0)  # see `others`
         if background is not None:
             self.learn(background)
 
@@ -1005,10 +1004,17 @@ class Detector:
         if card_w:
             self.card_w = card_w / s  # remembered for frames where every card touches another
         found = [order_quad(q / s) for q in quads]
-        self.others = [order_quad(q / s) for q in others]
+        self._others = (others, s)
         self._covers = [[found[j] for j in js] for js in over]
         self._found = found
         return found
+
+    @property
+    def others(self) -> list[np.ndarray]:
+        """The last find_in's card proposals (frame px) in blobs of several cards that it did
+        not take (made on request: only `recognize`'s second look reads them)."""
+        quads, s = self._others
+        return [order_quad(q / s) for q in quads]
 
     def covers(self, quads: list[np.ndarray]) -> list[list[np.ndarray]]:
         """For each quad the last `find_in` returned, the quads it found lying over it (frame
