@@ -214,24 +214,18 @@ def test_a_taught_reader_asks_the_zero_shot_model_only_where_it_is_unsure(reader
     assert Reader(reader.model, second=swapped).read(crop).card == CardId("number", 17)
 
 
-def _readable(truth: list) -> list:
-    from vision.cli import READABLE_FRACTION
-
-    return [t for t in truth if t.visible_fraction >= READABLE_FRACTION and not t.covered_by_hand]
-
-
 @pytest.mark.parametrize("i", [61, 292])
 def test_a_pile_is_read_by_a_second_look_where_its_boxes_missed(reader, i):
     """Piles from the labelled set (seed 2026) where the detector's boxes cut some cards wrong:
     frame 61 reads 8 of its 10 cards at first, frame 292 6 of 7. The boxes it passed over, the
     unsure ones nudged, and those proposed where the sure cards leave the pile unexplained are
     read; every card is then read, and none wrongly."""
-    from vision.cli import match_quads
+    from vision.cli import READABLE_FRACTION, match_quads
     from vision.read import _Look
     from vision.sim.labelled import labelled_frame
 
     frame, truth, _, _ = labelled_frame(2026, i, "overlap")
-    readable = _readable(truth)
+    readable = [t for t in truth if t.visible_fraction >= READABLE_FRACTION]
     quads, reads = _Look(frame, reader, None).at(None)
     first = match_quads(quads, readable)
     assert sum(reads[q][0].card == readable[t].card for q, t in first.items()) < len(readable)
