@@ -453,12 +453,13 @@ def _corner_hypotheses(poly: np.ndarray, min_w: float, widths: list[float]) -> n
 
 
 def _decompose(blob: _Blob, min_w: float, widths: list[float],
-               left: list[np.ndarray] | None = None) -> list[np.ndarray]:
+               left: list[np.ndarray] | None = None, gap: float = 4.0) -> list[np.ndarray]:
     """Cards in a blob of several (any overlap, any angle; blob px): every right-angled corner
     of the blob's outline, and every L-junction of straight edges inside it (the corner of a
     card lying on another card), proposes cards (side lengths from its edges or from the other
     cards' sizes); proposals inside the foreground whose outline lies on edges win (`_select`).
-    `left` receives the proposals not taken."""
+    `left` receives the proposals not taken; `gap`: how far (px) an edge may end short of the
+    corner it meets another edge at."""
     c = blob.contour
     peri = cv2.arcLength(c, True)
     poly = cv2.approxPolyDP(c, max(1.5, 0.008 * peri), True).reshape(-1, 2).astype(np.float64)
@@ -466,7 +467,7 @@ def _decompose(blob: _Blob, min_w: float, widths: list[float],
     if len(poly) < 3:
         return []
     h = np.concatenate([_corner_hypotheses(poly, min_w, widths),
-                        _junction_hypotheses(blob.segments, min_w, widths)])
+                        _junction_hypotheses(blob.segments, min_w, widths, gap)])
     if not len(h):
         return []
     return _select(_snap(h, blob.dist), blob.mask, blob.dist, blob.segments,
@@ -485,7 +486,8 @@ def _segments(grey: np.ndarray) -> np.ndarray:
     return np.zeros((0, 4)) if lines is None else lines.reshape(-1, 4).astype(np.float64)
 
 
-def _junction_hypotheses(seg: np.ndarray, min_w: float, widths: list[float]) -> np.ndarray:
+def _junction_hypotheses(seg: np.ndarray, min_w: float, widths: list[float], gap: float = 4.0
+                         ) -> np.ndarray:
     """Card proposals from L-junctions of edge segments (x1, y1, x2, y2): two straight edges at
     a right angle (within 12 deg) that meet end to end. Inside a pile a card's corner lies on
     another card, not on the blob's outline, but its two edges still show (a step in
@@ -510,7 +512,7 @@ def _junction_hypotheses(seg: np.ndarray, min_w: float, widths: list[float]) -> 
     v = (qp[:, 0] * r[:, 1] - qp[:, 1] * r[:, 0]) / den
     gap_i = np.minimum(np.abs(t), np.abs(t - 1)) * length[i]
     gap_j = np.minimum(np.abs(v), np.abs(v - 1)) * length[j]
-    near = (gap_i < 4.0) & (gap_j < 4.0)
+    near = (gap_i < gap) & (gap_j < gap)
     i, j, t, v = i[near], j[near], t[near], v[near]
     x = seg[i, 0:2] + t[:, None] * d[i]
     # each edge runs from the corner to its far end
@@ -889,8 +891,10 @@ def proposals_beside(known: list[np.ndarray], mask: np.ndarray, scale: float,
     """Card proposals (frame px) in the part of the foreground (`mask`, work px at `scale`) the
     `known` cards (frame px) do not cover. Each piece of it is decomposed as a blob of its own:
     its outline is short and simple once the known cards are cut away, so the corners of the
-    cards left in it show (a big pile's outline, simplified to its own length, loses them); the
-    proposals are tested against the whole foreground, as they may lie under a known card."""
+    cards left in it show (a big pile's outline, simplified to its own length, loses them), and
+    two edges may meet at a corner up to 0.3 of a card width beyond their ends (between white
+    cards an edge shows in pieces, and the piece at the corner is often missing); the proposals
+    are tested against the whole foreground, as they may lie under a known card."""
     if not known:
         return []
     w0 = card_width(known) * scale
@@ -905,7 +909,7 @@ def proposals_beside(known: list[np.ndarray], mask: np.ndarray, scale: float,
             continue
         blob = _Blob(c, mask, small, pad=int(w0), around=True)
         left: list[np.ndarray] = []
-        taken = _decompose(blob, min_card_w * scale, [w0], left)
+        taken = _decompose(blob, min_card_w * scale, [w0], left, gap=0.3 * w0)
         out += [order_quad((q + blob.shift.astype(np.float32)) / scale) for q in taken + left]
     return out
 
