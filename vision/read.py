@@ -289,25 +289,37 @@ class Reader:
         work-size frame), a card the reader is unsure of is read by its corner indices, and a
         number it is not very sure of is checked against them (vision.index)."""
         from vision.detect import crop_cards
-        from vision.index import CHECKED_BELOW, contradicts, decide
 
         reads = self.read_oriented_batch(crop_cards(small, scale, quads, covers))
-        look = [i for i, (r, _) in enumerate(reads) if r.kind == "unknown"
-                or (r.kind == "number" and r.confidence < CHECKED_BELOW)]
+        look = [i for i, (r, _) in enumerate(reads) if _checked_by_corners(r)]
         if self.index is None or not look:
             return reads
         corners = self.corner_proba(frame, [quads[i] for i in look], [covers[i] for i in look])
-        for i, p in zip(look, corners, strict=True):
-            r, turns = reads[i]
+        return self.by_corners(reads, dict(zip(look, corners, strict=True)))
+
+    def by_corners(self, reads: list[tuple[Reading, int]], corners: dict[int, np.ndarray]
+                   ) -> list[tuple[Reading, int]]:
+        """`reads` with what their corners (`corners`: read index -> (4, 51) probabilities)
+        say applied, where `_checked_by_corners`: an unsure card taken as the value they agree
+        on, a number they contradict made unknown. Unchanged without an index reader."""
+        from vision.index import contradicts, decide
+
+        if self.index is None:
+            return reads
+        out = list(reads)
+        for i, p in corners.items():
+            r, turns = out[i]
+            if not _checked_by_corners(r):
+                continue
             if r.kind == "unknown":
                 got = decide(p, r.candidates)
                 if got is not None:
-                    reads[i] = (_index_reading(got), turns)
+                    out[i] = (_index_reading(got), turns)
             elif contradicts(p, r.value):
                 # nothing the game rules out may make it sure again: the line is out of reach
-                reads[i] = (Reading("unknown", None, None, r.confidence, r.candidates,
-                                    math.inf), turns)
-        return reads
+                out[i] = (Reading("unknown", None, None, r.confidence, r.candidates, math.inf),
+                          turns)
+        return out
 
     def corner_proba(self, frame: np.ndarray, quads: list[np.ndarray],
                      covers: list[list[np.ndarray]]) -> np.ndarray:
@@ -327,6 +339,13 @@ class Reader:
 
     def read(self, card_img: np.ndarray) -> Reading:
         return self.read_oriented(card_img)[0]
+
+
+def _checked_by_corners(r: Reading) -> bool:
+    """Is the read looked at again by its corners: unsure, or a number not very sure?"""
+    from vision.index import CHECKED_BELOW
+
+    return r.kind == "unknown" or (r.kind == "number" and r.confidence < CHECKED_BELOW)
 
 
 def _index_reading(got: IndexRead) -> Reading:
@@ -444,18 +463,23 @@ def _witnessed(look: _Look, boxes: list[np.ndarray], sure: list[np.ndarray]
     names the number (vision.index), and of the boxes at the same place whose corners name a
     card, more than twice as many name it as any other. Each as (quad turned upright, reading),
     half a card width or more from every sure card."""
-    from vision.detect import iou
+    from vision.detect import crop_cards, iou
     from vision.index import names
 
     if not boxes:
         return []
     covers = [[s for s in sure if iou(s, b) > 0] for b in boxes]
     _, scale, small = look.work
-    reads = look.reader.read_quads(look.frame, small, scale, boxes, covers)
-    numbers = [i for i, (r, _) in enumerate(reads) if r.kind == "number"]
-    corners = look.reader.corner_proba(look.frame, [boxes[i] for i in numbers],
-                                       [covers[i] for i in numbers])
-    named = [i for i, p in zip(numbers, corners, strict=True) if names(p, reads[i][0].value)]
+    reader = look.reader
+    reads = reader.read_oriented_batch(crop_cards(small, scale, boxes, covers))
+    # every number and every unsure read is looked at by its corners once: to read or check
+    # it (as `read_quads` does) and to witness it
+    ask = [i for i, (r, _) in enumerate(reads) if r.kind in ("number", "unknown")]
+    corners = dict(zip(ask, reader.corner_proba(look.frame, [boxes[i] for i in ask],
+                                                [covers[i] for i in ask]), strict=True))
+    reads = reader.by_corners(reads, corners)
+    named = [i for i, (r, _) in enumerate(reads)
+             if r.kind == "number" and names(corners[i], r.value)]
     centres = np.array([b.mean(axis=0) for b in boxes])
     sure_centres = np.array([s.mean(axis=0) for s in sure]).reshape(-1, 2)
     found = []
