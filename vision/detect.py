@@ -914,10 +914,14 @@ def proposals_beside(known: list[np.ndarray], mask: np.ndarray, scale: float,
     return out
 
 
+def short_side(q: np.ndarray) -> np.floating:
+    """The length of a quad's shorter side (of its first two), in the quad's own precision."""
+    return min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
+
+
 def card_width(quads: list[np.ndarray]) -> float:
     """The median short side of the quads."""
-    return float(np.median([min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1])))
-                            for q in quads]))
+    return float(np.median([short_side(q) for q in quads]))
 
 
 class Detector:

@@ -437,7 +437,7 @@ def _second_look(look: _Look, kept: list[tuple[np.ndarray, Reading]], others: li
     are read (`_witnessed`); a card found that way is kept only away from the cards read
     already (a card hidden under one of them is not asked for), and replaces the unsure boxes
     at its place."""
-    from vision.detect import iou, proposals_beside
+    from vision.detect import iou, proposals_beside, short_side
 
     sure = [q for q, r in kept if r.kind != "unknown"]
     mask, scale, small = look.work
@@ -447,7 +447,7 @@ def _second_look(look: _Look, kept: list[tuple[np.ndarray, Reading]], others: li
     boxes = [b for b in boxes if (b >= 0).all() and (b[:, 0] < w).all() and (b[:, 1] < h).all()
              and all(iou(b, s) <= 0.5 for s in sure)]
     for q, r in sorted(_witnessed(look, boxes, sure), key=lambda f: -f[1].confidence):
-        c, width = q.mean(axis=0), _short_side(q)
+        c, width = q.mean(axis=0), float(short_side(q))
         if all(float(np.hypot(*(k.mean(axis=0) - c))) > AWAY * width
                for k, kr in kept if kr.kind != "unknown"):
             kept = [(k, kr) for k, kr in kept if kr.kind != "unknown"
@@ -463,7 +463,7 @@ def _witnessed(look: _Look, boxes: list[np.ndarray], sure: list[np.ndarray]
     names the number (vision.index), and of the boxes at the same place whose corners name a
     card, more than twice as many name it as any other. Each as (quad turned upright, reading),
     half a card width or more from every sure card."""
-    from vision.detect import crop_cards, iou
+    from vision.detect import crop_cards, iou, short_side
     from vision.index import names
 
     if not boxes:
@@ -484,7 +484,7 @@ def _witnessed(look: _Look, boxes: list[np.ndarray], sure: list[np.ndarray]
     sure_centres = np.array([s.mean(axis=0) for s in sure]).reshape(-1, 2)
     found = []
     for i in named:
-        card, width = reads[i][0].card, _short_side(boxes[i])
+        card, width = reads[i][0].card, float(short_side(boxes[i]))
         if np.hypot(*(sure_centres - centres[i]).T).min(initial=np.inf) <= AWAY * width:
             continue
         votes = [reads[j][0].card == card for j in named
@@ -507,10 +507,6 @@ def _nudged(q: np.ndarray) -> list[np.ndarray]:
                        .astype(np.float32))
             for dx in (-0.06, 0.0, 0.06) for dy in (-0.05, 0.0, 0.05) for scale in (0.94, 1.0, 1.06)
             if (dx, dy, scale) != (0.0, 0.0, 1.0)]
-
-
-def _short_side(q: np.ndarray) -> float:
-    return float(min(np.hypot(*(q[1] - q[0])), np.hypot(*(q[2] - q[1]))))
 
 
 def _same_card_near(q: np.ndarray, reading: Reading, kept: list[tuple[np.ndarray, Reading]]
