@@ -833,6 +833,7 @@ class MaskCards(NamedTuple):
     guessed: bool  # the width is a guess: no single card showed it
     n_single: int  # how many single cards lead the quads
     others: list[np.ndarray]  # proposals in blobs of several cards that were not taken
+    merged: list[np.ndarray]  # the contours of those blobs
 
 
 def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
@@ -880,10 +881,8 @@ def quads_from_mask(mask: np.ndarray, min_card_w: float, small: np.ndarray,
     for found, found_over, _ in blobs:
         over += [tuple(len(quads) + j for j in js) for js in found_over]
         quads += found
-    # a blob of several may be one card after all (a card seen at a slant is not rectangle
-    # enough): its own outline is proposed too
-    others = [_fit_quad(c) for c in merged] + [q for b in blobs for q in b[2]]
-    return MaskCards(quads, over, card_w, guessed, len(singles), others)
+    return MaskCards(quads, over, card_w, guessed, len(singles), [q for b in blobs for q in b[2]],
+                     merged)
 
 
 def proposals_beside(known: list[np.ndarray], mask: np.ndarray, scale: float,
@@ -936,7 +935,7 @@ class Detector:
         self._found: list[np.ndarray] = []  # the last find_in's quads, and what lies over each
         self._covers: list[list[np.ndarray]] = []
         self.size_guessed = False  # the last find_in took the card size from its own boxes
-        self._others: tuple[list[np.ndarray], float] = ([], 1.0)  # see `others`
+        self._others: tuple[list[np.ndarray], list[np.ndarray], float] = ([], [], 1.0)
         if background is not None:
             self.learn(background)
 
@@ -1000,7 +999,7 @@ class Detector:
     def find_in(self, mask: np.ndarray, s: float, small: np.ndarray) -> list[np.ndarray]:
         """Quads (frame px) from the output of `mask`."""
         known = self.card_w * s if self.card_w else None
-        quads, over, card_w, self.size_guessed, n_single, others = quads_from_mask(
+        quads, over, card_w, self.size_guessed, n_single, others, merged = quads_from_mask(
             mask, self.min_card_w * s, small, known)
         if self._dist is not None and self._dist.shape == mask.shape:
             quads = refine_quads(quads, self._dist, over)
@@ -1012,7 +1011,7 @@ class Detector:
         if card_w:
             self.card_w = card_w / s  # remembered for frames where every card touches another
         found = [order_quad(q / s) for q in quads]
-        self._others = (others, s)
+        self._others = (others, merged, s)
         self._covers = [[found[j] for j in js] for js in over]
         self._found = found
         return found
@@ -1020,9 +1019,11 @@ class Detector:
     @property
     def others(self) -> list[np.ndarray]:
         """The last find_in's card proposals (frame px) in blobs of several cards that it did
-        not take (made on request: only `recognize`'s second look reads them)."""
-        quads, s = self._others
-        return [order_quad(q / s) for q in quads]
+        not take, and each such blob's own outline (a card seen at a slant is not rectangle
+        enough to count as one card alone); made on request: only `recognize`'s second look
+        reads them."""
+        quads, merged, s = self._others
+        return [order_quad(q / s) for q in [_fit_quad(c) for c in merged] + quads]
 
     def covers(self, quads: list[np.ndarray]) -> list[list[np.ndarray]]:
         """For each quad the last `find_in` returned, the quads it found lying over it (frame
