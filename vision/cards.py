@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import cv2
 import numpy as np
@@ -115,6 +115,22 @@ class FaceStyle:
     index_height: float = 0.085     # the small corner indices
     scoring_height: float = 0.31    # each half's numeral on a scoring card
     zero_height: float = 0.40       # the huge 0 on a zero card
+
+
+    def face(self, card: CardId) -> np.ndarray:
+        """The card's face in this edition (shared, read-only: see `face_cached`)."""
+        return face_cached(card, self)
+
+
+class Edition(Protocol):
+    """Anything that prints the deck: this module's `FaceStyle` (the built-in stroke font) or a
+    `vision.sim.designs.Design` (real typefaces and layouts). Hashable, so faces can be cached."""
+
+    name: str
+
+    def face(self, card: CardId) -> np.ndarray: ...
+
+    def __hash__(self) -> int: ...
 
 
 DEFAULT_STYLE = FaceStyle()

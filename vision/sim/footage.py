@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cards import CARD_H, CARD_W, DEFAULT_STYLE, CardId, FaceStyle
+from vision.cards import CARD_H, CARD_W, DEFAULT_STYLE, CardId, Edition
 from vision.sim.hands import SKINS, SLEEVES, HandPose
 from vision.sim.scene import (
     Conditions,
@@ -279,7 +279,7 @@ class _Renderer:
     """Renders frames of one table, reusing the composed cards while they lie still."""
 
     def __init__(self, cond: Conditions, size: Size, seed: int,
-                 glare_at: list[tuple[float, float]] | None, style: FaceStyle):
+                 glare_at: list[tuple[float, float]] | None, style: Edition):
         self.cond, self.size, self.seed, self.glare_at = cond, size, seed, glare_at
         self.style = style
         self.layers: dict[tuple, _Layer] = {}
@@ -323,7 +323,7 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
                    seed: int = 0, cond: Conditions | None = None, size: Size = (1280, 720),
                    hold_s: float = 1.0, hand_s: float = 1.0, *, lead_in_s: float = 1.0,
                    card_px: float | None = None, jpeg_quality: int = 90,
-                   style: FaceStyle = DEFAULT_STYLE) -> Path:
+                   style: Edition = DEFAULT_STYLE) -> Path:
     """Write a whole game as frames + zones.json + truth.jsonl into out_dir; returns out_dir.
 
     Deterministic for a seed; skipped when out_dir already holds footage of the same inputs.

@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cards import DEFAULT_STYLE, FaceStyle, random_style
+from vision.cards import DEFAULT_STYLE, Edition, random_style
 from vision.sim.scene import (
     Conditions,
     SimError,
@@ -82,7 +82,7 @@ def condition(name: str, rng: np.random.Generator) -> tuple[Conditions, SceneArg
 def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
                       conditions: Sequence[str] = HARD_CONDITIONS, *, size: Size = (1280, 720),
                       cards_per_frame: tuple[int, int] = (5, 10),
-                      style: FaceStyle | None = DEFAULT_STYLE,
+                      style: Edition | None = DEFAULT_STYLE,
                       progress: Callable[[int, int], None] | None = None) -> Path:
     """Render n_frames frames (cycling through `conditions`) and truth.jsonl into out_dir.
 
@@ -127,7 +127,7 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
 
 def labelled_frame(seed: int, i: int, name: str, *, size: Size = (1280, 720),
                    cards_per_frame: tuple[int, int] = (5, 10),
-                   style: FaceStyle | None = DEFAULT_STYLE
+                   style: Edition | None = DEFAULT_STYLE
                    ) -> tuple[np.ndarray, list, int | None, int]:
     """Frame i of a labelled set (`make_labelled_set`'s arguments; `name` its condition):
     (image, truth, JPEG quality to save it at or None, the frame's render seed)."""

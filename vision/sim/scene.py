@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import astuple, dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from vision.cards import ALL_CARDS, CARD_H, CARD_W, DEFAULT_STYLE, CardId, FaceStyle, face_cached
+from vision.cards import ALL_CARDS, CARD_H, CARD_W, DEFAULT_STYLE, CardId, Edition
 from vision.sim.hands import HandPose, draw_hand, random_hand
 from vision.sim.textures import TABLES, table_texture
 
 Size = tuple[int, int]
+Surface = Callable[[int, int], np.ndarray]  # (w, h) -> float32 BGR table
 
 
 class SimError(ValueError):
@@ -48,6 +49,9 @@ class Conditions:
     exposure: float = 1.0       # overall brightness (dim room < 1)
     tilt_dir_deg: float | None = None  # direction of the tilt; None = chosen from the seed
     colour_cast: float = 0.0    # white-balance error, -1 (cold, bluish) .. 1 (warm lamp, orange)
+    defocus: float = 0.0        # extra lens blur (Gaussian sigma, px)
+    lens: float = 0.0           # radial distortion k1: < 0 barrel (a wide lens), > 0 pincushion
+    vignette: float = 0.0       # 0..1 darkening towards the frame's corners
 
     def __post_init__(self) -> None:
         if self.table not in TABLES:
@@ -64,6 +68,9 @@ class Conditions:
             raise SimError(f"exposure must be within 0.05..2, got {self.exposure}")
         if not -1.0 <= self.colour_cast <= 1.0:
             raise SimError(f"colour_cast must be within -1..1, got {self.colour_cast}")
+        if not (0.0 <= self.defocus <= 10.0 and -0.5 <= self.lens <= 0.5
+                and 0.0 <= self.vignette <= 1.0):
+            raise SimError("defocus must be within 0..10, lens within -0.5..0.5, vignette 0..1")
 
 
 @dataclass
@@ -174,7 +181,7 @@ class _Drawn:
 
 
 def _draw_card(img: np.ndarray, ids: np.ndarray, index: int, p: Placement, corners: np.ndarray,
-               style: FaceStyle, light_dir: np.ndarray) -> _Drawn | None:
+               style: Edition, light_dir: np.ndarray) -> _Drawn | None:
     """Drop shadow + face of one card into the canvas; returns where it landed."""
     h, w = img.shape[:2]
     pad = 10
@@ -187,7 +194,7 @@ def _draw_card(img: np.ndarray, ids: np.ndarray, index: int, p: Placement, corne
     scale = p.width_px / CARD_W
     fw, fh = max(2, round(CARD_W * scale)), max(2, round(CARD_H * scale))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    face = cv2.resize(face_cached(p.card, style), (fw, fh), interpolation=interp)
+    face = cv2.resize(style.face(p.card), (fw, fh), interpolation=interp)
     alpha = cv2.resize(_CARD_ALPHA, (fw, fh), interpolation=interp)
     src = np.float32([[-0.5, -0.5], [fw - 0.5, -0.5], [-0.5, fh - 0.5]])
     dst = (corners[[0, 1, 3]] - np.float32([x0, y0]) - 0.5).astype(np.float32)
@@ -202,8 +209,8 @@ def _draw_card(img: np.ndarray, ids: np.ndarray, index: int, p: Placement, corne
     sm = cv2.GaussianBlur(sm, (0, 0), max(1.0, p.width_px * 0.02))
     # paper is never perfectly flat: a faint brightness slope across the card (+-4 %), fixed by
     # the card and where it lies, so a card lying still keeps its look while others come and go
-    tilt = np.random.default_rng([_stable_hash(p.card.label), int(p.center[0]),
-                                  int(p.center[1])]).uniform(-0.04, 0.04, size=2)
+    tilt = np.random.default_rng([_stable_hash(p.card.label), int(p.center[0]) & 0xFFFFFFFF,
+                                  int(p.center[1]) & 0xFFFFFFFF]).uniform(-0.04, 0.04, size=2)
     ys, xs = np.ogrid[0:size[1], 0:size[0]]
     cx, cy = corners.mean(axis=0) - np.float32([x0, y0])
     sheen = 1.0 + (tilt[0] * (xs - cx) + tilt[1] * (ys - cy)) / max(1.0, p.width_px / 2)
@@ -281,8 +288,8 @@ def _glare(img: np.ndarray, centres: Sequence[tuple[float, float]], rng: np.rand
 
 
 def _optics(img: np.ndarray, cond: Conditions, rng: np.random.Generator) -> np.ndarray:
-    """Lens softness and motion blur (float in, float out)."""
-    img = cv2.GaussianBlur(img, (0, 0), 0.6)
+    """Lens softness, defocus and motion blur (float in, float out)."""
+    img = cv2.GaussianBlur(img, (0, 0), math.hypot(0.6, cond.defocus))
     if cond.motion_blur > 1:
         k = np.zeros((cond.motion_blur, cond.motion_blur), np.float32)
         k[cond.motion_blur // 2, :] = 1.0 / cond.motion_blur
@@ -372,12 +379,13 @@ def _rngs(seed: int) -> dict[str, np.random.Generator]:
 
 
 def _compose_cards(placements: Sequence[Placement], cond: Conditions, size: Size, seed: int,
-                   style: FaceStyle) -> _Layer:
+                   style: Edition, surface: Surface | None = None) -> _Layer:
     w, h = _check_size(size)
     rng = _rngs(seed)["plane"]
     margin, hom = _plane((w, h), cond, rng)
     cw, ch = w + 2 * margin, h + 2 * margin
-    img = table_texture(cond.table, cw, ch, variant=seed)
+    img = (surface(cw, ch).astype(np.float32) if surface is not None
+           else table_texture(cond.table, cw, ch, variant=seed))
     if rng.random() < 0.5:  # same table, other half of the pattern
         img = img[::-1, ::-1].copy()
     ids = np.full((ch, cw), -1, np.int16)
@@ -439,14 +447,64 @@ def _compose_rest(layer: _Layer, placements: Sequence[Placement], cond: Conditio
     if margin:
         img = cv2.warpPerspective(img, layer.hom, (w, h), flags=cv2.INTER_LINEAR,
                                   borderMode=cv2.BORDER_REPLICATE)
+    if cond.lens:
+        map_x, map_y = _lens_maps(w, h, round(cond.lens, 3))
+        img = cv2.remap(img, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        truth = [replace(t, corners=distort(t.corners, (w, h), cond.lens),
+                         center=tuple(distort(np.float32([t.center]), (w, h), cond.lens)[0]))
+                 for t in truth]
+    if cond.vignette:
+        img *= _vignette(w, h, round(cond.vignette, 2))[..., None]
     return _Scene(img, truth)
 
 
+def distort(pts: np.ndarray, size: Size, k1: float) -> np.ndarray:
+    """Where the lens (radial distortion k1, radius in half-diagonals) draws frame points. A
+    barrel lens (k1 < 0) sees a wider field: the picture is scaled so its corners stay corners."""
+    w, h = size
+    c, half = np.float32([w / 2, h / 2]), math.hypot(w, h) / 2
+    d = (np.asarray(pts, np.float32).reshape(-1, 2) - c) / half
+    r2 = (d ** 2).sum(axis=1, keepdims=True)
+    return (c + d * (1 + k1 * r2) * _zoom(k1) * half).astype(np.float32)
+
+
+def _zoom(k1: float) -> float:
+    return 1.0 / (1.0 + min(k1, 0.0))
+
+
+@functools.lru_cache(maxsize=4)
+def _lens_maps(w: int, h: int, k1: float) -> tuple[np.ndarray, np.ndarray]:
+    """remap tables of `distort`: for each drawn pixel, the undistorted point it shows (the
+    inverse found by fixed-point steps, exact to a hundredth of a pixel for |k1| <= 0.3)."""
+    half = math.hypot(w, h) / 2
+    xs, ys = np.meshgrid((np.arange(w, dtype=np.float32) - w / 2) / half,
+                         (np.arange(h, dtype=np.float32) - h / 2) / half)
+    xs, ys = xs / _zoom(k1), ys / _zoom(k1)
+    rd2 = xs ** 2 + ys ** 2
+    scale = np.ones_like(rd2)
+    for _ in range(8):  # r_u = r_d / (1 + k1 r_u^2)
+        scale = 1.0 / (1.0 + k1 * rd2 * scale ** 2)
+    map_x = (xs * scale * half + w / 2).astype(np.float32)
+    map_y = (ys * scale * half + h / 2).astype(np.float32)
+    map_x.setflags(write=False)
+    map_y.setflags(write=False)
+    return map_x, map_y
+
+
+@functools.lru_cache(maxsize=4)
+def _vignette(w: int, h: int, amount: float) -> np.ndarray:
+    xs, ys = np.meshgrid(np.linspace(-1, 1, w, dtype=np.float32),
+                         np.linspace(-1, 1, h, dtype=np.float32))
+    out = 1.0 - amount * 0.5 * (xs ** 2 + ys ** 2) ** 1.5
+    out.setflags(write=False)
+    return out
+
+
 def render_scene(placements: Sequence[Placement], cond: Conditions, size: Size = (1280, 720),
-                 seed: int = 0, style: FaceStyle = DEFAULT_STYLE,
+                 seed: int = 0, style: Edition = DEFAULT_STYLE,
                  hand_poses: Sequence[HandPose] = (),
                  glare_at: Sequence[tuple[float, float]] | None = None,
-                 layer: _Layer | None = None) -> _Scene:
+                 layer: _Layer | None = None, surface: Surface | None = None) -> _Scene:
     """Everything up to the camera (float image + truth); see render_frame. `layer` reuses the
     cards already composed by `_compose_cards` for the same placements, cond, size and seed."""
     placements = list(placements)
@@ -456,23 +514,26 @@ def render_scene(placements: Sequence[Placement], cond: Conditions, size: Size =
         if not 4.0 <= p.width_px <= 4000.0:
             raise SimError(f"card width must be within 4..4000 px, got {p.width_px}")
     if layer is None:
-        layer = _compose_cards(placements, cond, size, seed, style)
+        layer = _compose_cards(placements, cond, size, seed, style, surface)
     return _compose_rest(layer, placements, cond, _check_size(size), seed, hand_poses, glare_at)
 
 
 def render_frame(placements: Sequence[Placement], cond: Conditions, size: Size = (1280, 720),
-                 seed: int = 0, style: FaceStyle = DEFAULT_STYLE, *,
+                 seed: int = 0, style: Edition = DEFAULT_STYLE, *,
                  hand_poses: Sequence[HandPose] = (),
                  glare_at: Sequence[tuple[float, float]] | None = None,
-                 noise_seed: int | None = None) -> tuple[np.ndarray, list[TruthCard]]:
+                 noise_seed: int | None = None,
+                 surface: Surface | None = None) -> tuple[np.ndarray, list[TruthCard]]:
     """Render one camera frame (BGR uint8, size = (width, height)) and its truth.
 
     The truth list has one TruthCard per placement, in the same order (cards drawn later lie on
     top). `hand_poses` adds hands at given poses (flat px) to the `cond.hands` random ones;
     `glare_at` fixes the glare spots (flat px) instead of drawing them near random cards;
-    `noise_seed` varies only the sensor noise (video of a still scene). Deterministic for a seed.
+    `noise_seed` varies only the sensor noise (video of a still scene); `surface` draws the table
+    instead of `cond.table` (a training set's random surfaces). Deterministic for a seed.
     """
-    scene = render_scene(placements, cond, size, seed, style, hand_poses, glare_at)
+    scene = render_scene(placements, cond, size, seed, style, hand_poses, glare_at,
+                         surface=surface)
     rng = np.random.default_rng(seed if noise_seed is None else [seed, noise_seed])
     return _finish(scene.image, cond, rng), scene.truth  # _optics makes new arrays
 

@@ -1,18 +1,34 @@
-"""Table surfaces made from noise: wood grain, cloth weave, dark matte board.
+"""Table surfaces: wood, cloth (white, cream, coloured), felt, gingham, stripes, glass, floral
+prints and photographs.
 
-Textures are float32 BGR in 0..255, generated from a seed and cached (a session plays on one table).
+A game night's table is whatever the host owns, so the detector is trained on many surfaces, and
+the ones that are hardest for it are the ones a card barely stands out from: a white or cream
+tablecloth under white or cream cards, a checked cloth whose squares are card-sized edges. Pattern
+sizes are drawn relative to the card's width (`card_px`): a gingham square is 10-60 % of a card.
+
+`table_texture(name, w, h, variant)` draws a named surface (the names of `TABLES`; `variant` picks
+its colours and pattern); `random_table` draws any surface of a split for training. Floral prints
+and the photographs of the test split are never trained on (`HELD_OUT_TABLES`, `photos`).
+Textures are float32 BGR in 0..255.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-TABLES = ("wood_light", "wood_dark", "cloth_green", "cloth_grey", "dark_matte")
+TABLES = ("wood_light", "wood_dark", "cloth_green", "cloth_grey", "dark_matte", "cloth_white",
+          "cloth_cream", "checked", "striped", "felt", "glass", "floral", "photo")
+HELD_OUT_TABLES = ("floral",)
+PHOTO_DIRS = (Path("/usr/share/backgrounds"), Path("/usr/share/wallpapers"),
+              Path("/usr/share/mypaint/backgrounds"))
+DEFAULT_CARD_FRACTION = 0.062  # card width / frame width when a caller does not say
 
-# (dark, light) BGR ends of each surface's colour map
+# (dark, light) BGR ends of the original five surfaces' colour maps
 _PALETTES: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
     "wood_light": ((70, 118, 168), (135, 185, 225)),
     "wood_dark": ((22, 38, 62), (48, 78, 112)),
@@ -25,65 +41,287 @@ _PALETTES: dict[str, tuple[tuple[float, float, float], tuple[float, float, float
 def smooth_noise(rng: np.random.Generator, w: int, h: int, cell_x: float, cell_y: float
                  ) -> np.ndarray:
     """Value noise in 0..1 with feature sizes about cell_x by cell_y px (cubic upsampling)."""
+    cell_x, cell_y = max(1.0, cell_x), max(1.0, cell_y)
     gw, gh = max(2, int(w / cell_x) + 2), max(2, int(h / cell_y) + 2)
     small = rng.random((gh, gw), dtype=np.float32)
     big = cv2.resize(small, (int(gw * cell_x), int(gh * cell_y)), interpolation=cv2.INTER_CUBIC)
     return np.clip(big[:h, :w], 0.0, 1.0)
 
 
-def _colour_map(t: np.ndarray, table: str) -> np.ndarray:
-    dark, light = (np.array(c, np.float32) for c in _PALETTES[table])
-    return cv2.merge([d + t.astype(np.float32) * (lt - d) for d, lt in zip(dark, light,
-                                                                           strict=True)])
+def _colour_map(t: np.ndarray, dark: tuple, light: tuple) -> np.ndarray:
+    d, lt = np.array(dark, np.float32), np.array(light, np.float32)
+    return cv2.merge([d[i] + t.astype(np.float32) * (lt[i] - d[i]) for i in range(3)])
 
 
-def _wood(rng: np.random.Generator, w: int, h: int, table: str) -> np.ndarray:
-    """Planks along x: growth rings bent by low-frequency noise, fine streaks, dark seams."""
-    plank_h = int(rng.integers(h // 5, h // 3)) if h > 200 else h
+def _fibres(rng: np.random.Generator, w: int, h: int, amount: float) -> np.ndarray:
+    f = cv2.GaussianBlur(rng.random((h, w), dtype=np.float32), (0, 0), 0.7)
+    return 1.0 + amount * (f - 0.5)
+
+
+# --- surfaces --------------------------------------------------------------------------------
+
+
+def _wood(rng: np.random.Generator, w: int, h: int, dark: tuple, light: tuple,
+          card_px: float) -> np.ndarray:
+    """Planks: growth rings bent by low-frequency noise, fine streaks, dark seams."""
+    along_y = rng.random() < 0.3
+    if along_y:
+        w, h = h, w
+    plank_h = max(8, int(card_px * rng.uniform(1.2, 3.5)))
     ys = np.arange(h, dtype=np.float32)[:, None]
     plank = (ys // plank_h).astype(np.int32)
-    bend = smooth_noise(rng, w, h, 260, 90) * 14.0 + plank * 3.7
-    rings = 0.5 + 0.5 * np.sin((ys / rng.uniform(9, 16) + bend) * 2 * np.pi)
-    rings = rings ** 3  # thin dark latewood lines on a lighter ground
-    streaks = smooth_noise(rng, w, h, 120, 1.6)
-    blotch = smooth_noise(rng, w, h, 300, 160)
+    bend = smooth_noise(rng, w, h, card_px * 3.2, card_px * 1.1) * 14.0 + plank * 3.7
+    rings = (0.5 + 0.5 * np.sin((ys / (card_px * rng.uniform(0.11, 0.2)) + bend) * 2 * np.pi)
+             ) ** 3
+    streaks = smooth_noise(rng, w, h, card_px * 1.5, 1.6)
+    blotch = smooth_noise(rng, w, h, card_px * 3.7, card_px * 2)
     t = 0.62 - 0.28 * rings + 0.18 * (streaks - 0.5) + 0.25 * (blotch - 0.5)
-    t += (plank % 3 - 1).astype(np.float32) * 0.06  # each plank a slightly different tone
-    img = _colour_map(np.clip(t, 0, 1), table)
-    seam = (ys % plank_h) < 2
+    t += (plank % 3 - 1).astype(np.float32) * 0.06
+    img = _colour_map(np.clip(t, 0, 1), dark, light)
+    seam = (ys % plank_h) < max(1, int(card_px / 40))
     img[np.broadcast_to(seam, (h, w))] *= 0.55
+    return np.ascontiguousarray(img.transpose(1, 0, 2)) if along_y else img
+
+
+def _cloth(rng: np.random.Generator, w: int, h: int, colour: tuple, card_px: float,
+           folds: float = 0.0) -> np.ndarray:
+    """Woven cloth or felt of one colour: fibres, soft mottling and (tablecloths) folds."""
+    base = np.array(colour, np.float32)
+    mottle = smooth_noise(rng, w, h, card_px * 1.8, card_px * 1.8)
+    shade = _fibres(rng, w, h, 0.12) * (1.0 + 0.12 * (mottle - 0.5))
+    if folds > 0:  # creases of a tablecloth: long soft ridges in one direction
+        ang = rng.uniform(0, np.pi)
+        xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+        u = xs * np.cos(ang) + ys * np.sin(ang)
+        wave = smooth_noise(rng, w, h, card_px * 6, card_px * 6) * 6.0
+        ridge = np.sin(u / (card_px * rng.uniform(1.5, 5)) + wave)
+        shade *= 1.0 + folds * 0.08 * ridge
+    return base[None, None, :] * shade[..., None]
+
+
+def _checked(rng: np.random.Generator, w: int, h: int, card_px: float) -> np.ndarray:
+    """Gingham: two colours woven in bands; where bands cross the colour is darkest."""
+    light = np.array(_pale(rng), np.float32)
+    dark = np.array(_cloth_colour(rng, saturated=True), np.float32)
+    period = card_px * rng.uniform(0.15, 0.6)
+    ang = rng.uniform(-0.3, 0.3) + (np.pi / 4 if rng.random() < 0.1 else 0.0)
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    u = xs * np.cos(ang) + ys * np.sin(ang)
+    v = -xs * np.sin(ang) + ys * np.cos(ang)
+    wob = smooth_noise(rng, w, h, card_px * 4, card_px * 4) * period * 0.3
+    a = ((np.floor((u + wob) / period) % 2) == 0).astype(np.float32)
+    b = ((np.floor((v + wob) / period) % 2) == 0).astype(np.float32)
+    soft = max(0.6, period / 25)
+    a, b = cv2.GaussianBlur(a, (0, 0), soft), cv2.GaussianBlur(b, (0, 0), soft)
+    mix = (a + b) / 2  # 0 light, 0.5 one band, 1 both bands
+    img = light + mix[..., None] * (dark - light)
+    return img * _fibres(rng, w, h, 0.1)[..., None]
+
+
+def _striped(rng: np.random.Generator, w: int, h: int, card_px: float) -> np.ndarray:
+    colours = [np.array(_cloth_colour(rng, saturated=rng.random() < 0.6), np.float32)
+               for _ in range(int(rng.integers(2, 4)))]
+    widths = [card_px * rng.uniform(0.08, 0.6) for _ in colours]
+    ang = rng.uniform(0, np.pi)
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    u = (xs * np.cos(ang) + ys * np.sin(ang)) % sum(widths)
+    img = np.empty((h, w, 3), np.float32)
+    edge = 0.0
+    for colour, width in zip(colours, widths, strict=True):
+        img[(u >= edge) & (u < edge + width)] = colour
+        edge += width
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    return img * _fibres(rng, w, h, 0.1)[..., None]
+
+
+def _floral(rng: np.random.Generator, w: int, h: int, card_px: float) -> np.ndarray:
+    """A printed tablecloth: flowers and leaves on a ground colour."""
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = _pale(rng) if rng.random() < 0.6 else _cloth_colour(rng, saturated=True)
+    size = card_px * rng.uniform(0.2, 0.8)
+    n = int(w * h / (size * size) * rng.uniform(0.3, 1.0))
+    petal, centre, leaf = _vivid(rng), _vivid(rng), _leaf(rng)
+    for _ in range(n):
+        x, y = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+        r = size * rng.uniform(0.6, 1.2)
+        for _ in range(2):  # two leaves
+            ang = rng.uniform(0, 360)
+            c = (int(x + r * 0.9 * np.cos(np.radians(ang))),
+                 int(y + r * 0.9 * np.sin(np.radians(ang))))
+            cv2.ellipse(img, c, (int(r * 0.5), int(r * 0.2)), ang, 0, 360, leaf, -1, cv2.LINE_AA)
+        petals = int(rng.integers(4, 8))
+        for k in range(petals):
+            ang = 360 * k / petals
+            c = (int(x + r * 0.45 * np.cos(np.radians(ang))),
+                 int(y + r * 0.45 * np.sin(np.radians(ang))))
+            cv2.ellipse(img, c, (int(r * 0.42), int(r * 0.22)), ang, 0, 360, petal, -1,
+                        cv2.LINE_AA)
+        cv2.circle(img, (int(x), int(y)), max(1, int(r * 0.2)), centre, -1, cv2.LINE_AA)
+    return img * _fibres(rng, w, h, 0.08)[..., None]
+
+
+def _glass(rng: np.random.Generator, w: int, h: int, card_px: float) -> np.ndarray:
+    """A glass or lacquered top: nearly flat colour, long soft reflections."""
+    base = np.array(_cloth_colour(rng, saturated=False), np.float32) * rng.uniform(0.3, 1.0)
+    refl = smooth_noise(rng, w, h, card_px * 8, card_px * 2)
+    img = base[None, None, :] * (0.85 + 0.3 * refl[..., None])
+    return img + 40.0 * (smooth_noise(rng, w, h, card_px * 5, card_px * 5)[..., None] ** 6)
+
+
+def _matte(rng: np.random.Generator, w: int, h: int, dark: tuple, light: tuple,
+           card_px: float) -> np.ndarray:
+    grain = rng.random((h, w), dtype=np.float32)
+    mottle = smooth_noise(rng, w, h, card_px * 2.5, card_px * 2.5)
+    t = 0.5 + 0.25 * (grain - 0.5) + 0.4 * (mottle - 0.5)
+    return _colour_map(np.clip(t, 0, 1), dark, light)
+
+
+def _photo(rng: np.random.Generator, w: int, h: int, split: str, card_px: float
+           ) -> np.ndarray | None:
+    """A crop of a photograph (wood, stone, paper, meadows...) as the table."""
+    files = photos(split)
+    if not files:
+        return None
+    img = _load_photo(str(files[int(rng.integers(len(files)))]))
+    if img is None:
+        return None
+    ph, pw = img.shape[:2]
+    scale = max(w / pw, h / ph) * rng.uniform(1.0, 2.5)
+    crop_w, crop_h = min(pw, int(w / scale) + 1), min(ph, int(h / scale) + 1)
+    x0, y0 = int(rng.integers(0, pw - crop_w + 1)), int(rng.integers(0, ph - crop_h + 1))
+    out = cv2.resize(img[y0:y0 + crop_h, x0:x0 + crop_w], (w, h), interpolation=cv2.INTER_AREA
+                     if crop_w > w else cv2.INTER_LINEAR).astype(np.float32)
+    if rng.random() < 0.5:
+        out = out[:, ::-1]
+    return np.ascontiguousarray(out) * rng.uniform(0.7, 1.05)
+
+
+# --- colours ---------------------------------------------------------------------------------
+
+
+def _hsv(h: float, s: float, v: float) -> tuple[float, float, float]:
+    px = np.uint8([[[int(h) % 180, int(np.clip(s, 0, 1) * 255), int(np.clip(v, 0, 1) * 255)]]])
+    b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
+    return float(b), float(g), float(r)
+
+
+def _pale(rng: np.random.Generator) -> tuple[float, float, float]:
+    """White, off-white, cream or a pale tint: what a card barely stands out from."""
+    return _hsv(rng.uniform(0, 180), rng.uniform(0.0, 0.18), rng.uniform(0.82, 0.99))
+
+
+def _cloth_colour(rng: np.random.Generator, saturated: bool) -> tuple[float, float, float]:
+    if saturated:
+        return _hsv(rng.uniform(0, 180), rng.uniform(0.4, 0.95), rng.uniform(0.25, 0.8))
+    return _hsv(rng.uniform(0, 180), rng.uniform(0.0, 0.5), rng.uniform(0.15, 0.9))
+
+
+def _vivid(rng: np.random.Generator) -> tuple[float, float, float]:
+    return _hsv(rng.uniform(0, 180), rng.uniform(0.5, 1.0), rng.uniform(0.5, 0.95))
+
+
+def _leaf(rng: np.random.Generator) -> tuple[float, float, float]:
+    return _hsv(rng.uniform(35, 80), rng.uniform(0.4, 0.9), rng.uniform(0.3, 0.7))
+
+
+# --- photographs -----------------------------------------------------------------------------
+
+
+def _photo_split(path: Path) -> str:
+    h = int(hashlib.sha1(("tightrope-photos:" + path.name).encode()).hexdigest()[:8], 16) % 100
+    return "test" if h < 25 else "train"
+
+
+@functools.cache
+def photos(split: str) -> tuple[Path, ...]:
+    """Photographs installed by Debian's backgrounds packages, for the split (train or test)."""
+    found: list[Path] = []
+    for d in PHOTO_DIRS:
+        if d.is_dir():
+            found += [p for p in d.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png",
+                                                                       ".webp")]
+    return tuple(p for p in sorted(found) if _photo_split(p) == ("test" if split == "test"
+                                                                  else "train"))
+
+
+@functools.lru_cache(maxsize=16)
+def _load_photo(path: str) -> np.ndarray | None:
+    img = cv2.imread(path, cv2.IMREAD_COLOR)
+    if img is None:
+        return None
+    scale = 1200 / max(img.shape[:2])
+    if scale < 1:  # a wallpaper is 4K: more than any table crop needs
+        img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    img.setflags(write=False)
     return img
 
 
-def _cloth(rng: np.random.Generator, w: int, h: int, table: str) -> np.ndarray:
-    """Felt or woven cloth: a fine weave, fibre noise and soft mottling."""
-    xs = np.arange(w, dtype=np.float32)[None, :]
-    ys = np.arange(h, dtype=np.float32)[:, None]
-    period = rng.uniform(2.6, 3.6)
-    weave = np.sin(xs * 2 * np.pi / period) * np.sin(ys * 2 * np.pi / period)
-    fibres = rng.random((h, w), dtype=np.float32)
-    fibres = cv2.GaussianBlur(fibres, (0, 0), 0.7)
-    mottle = smooth_noise(rng, w, h, 140, 140)
-    t = 0.55 + 0.08 * weave + 0.35 * (fibres - 0.5) + 0.3 * (mottle - 0.5)
-    return _colour_map(np.clip(t, 0, 1), table)
+# --- named and random tables -------------------------------------------------------------------
 
 
-def _matte(rng: np.random.Generator, w: int, h: int, table: str) -> np.ndarray:
-    grain = rng.random((h, w), dtype=np.float32)
-    mottle = smooth_noise(rng, w, h, 200, 200)
-    t = 0.5 + 0.25 * (grain - 0.5) + 0.4 * (mottle - 0.5)
-    return _colour_map(np.clip(t, 0, 1), table)
+def draw_table(kind: str, w: int, h: int, rng: np.random.Generator, card_px: float,
+               split: str = "train") -> np.ndarray:
+    """A surface of one kind with its colours and pattern drawn from `rng`."""
+    if kind in ("wood_light", "wood_dark", "cloth_green", "cloth_grey", "dark_matte"):
+        dark, light = _PALETTES[kind]
+        if kind.startswith("wood"):
+            return _wood(rng, w, h, dark, light, card_px)
+        if kind.startswith("cloth"):
+            colour = tuple((d + lt) / 2 for d, lt in zip(dark, light, strict=True))
+            return _cloth(rng, w, h, colour, card_px)
+        return _matte(rng, w, h, dark, light, card_px)
+    if kind == "wood":
+        light = _hsv(rng.uniform(5, 22), rng.uniform(0.3, 0.75), rng.uniform(0.3, 0.95))
+        dark = tuple(c * rng.uniform(0.45, 0.7) for c in light)
+        return _wood(rng, w, h, dark, light, card_px)
+    if kind in ("cloth_white", "cloth_cream"):
+        colour = (_hsv(0, 0, rng.uniform(0.85, 1.0)) if kind == "cloth_white"
+                  else _hsv(rng.uniform(15, 30), rng.uniform(0.05, 0.25), rng.uniform(0.82, 0.98)))
+        return _cloth(rng, w, h, colour, card_px, folds=rng.uniform(0.2, 1.0))
+    if kind == "cloth":
+        return _cloth(rng, w, h, _cloth_colour(rng, rng.random() < 0.5), card_px,
+                      folds=rng.uniform(0, 1))
+    if kind == "felt":
+        return _cloth(rng, w, h, _cloth_colour(rng, saturated=True), card_px)
+    if kind == "checked":
+        return _checked(rng, w, h, card_px)
+    if kind == "striped":
+        return _striped(rng, w, h, card_px)
+    if kind == "floral":
+        return _floral(rng, w, h, card_px)
+    if kind == "glass":
+        return _glass(rng, w, h, card_px)
+    if kind == "photo":
+        img = _photo(rng, w, h, split, card_px)
+        if img is not None:
+            return img
+        return _cloth(rng, w, h, _cloth_colour(rng, False), card_px)  # no photos installed
+    raise ValueError(f"unknown table {kind!r}; choose one of {', '.join(TABLES)}")
+
+
+# kinds a training table is drawn from, and how often (white and cream cloth, checked and
+# photos are over-represented: they are where detection is hard)
+_TRAIN_KINDS = {"wood": 0.17, "cloth": 0.1, "cloth_white": 0.12, "cloth_cream": 0.08,
+                "felt": 0.09, "checked": 0.14, "striped": 0.06, "glass": 0.05, "dark_matte": 0.03,
+                "photo": 0.16}
+_TEST_KINDS = {**_TRAIN_KINDS, "floral": 0.15}
+
+
+def random_table(rng: np.random.Generator, w: int, h: int, card_px: float,
+                 split: str = "train") -> np.ndarray:
+    """Any surface of the split: training never sees floral prints or the test photographs."""
+    kinds = _TEST_KINDS if split == "test" else _TRAIN_KINDS
+    names = list(kinds)
+    p = np.array([kinds[k] for k in names])
+    kind = names[int(rng.choice(len(names), p=p / p.sum()))]
+    return draw_table(kind, w, h, rng, card_px, split)
 
 
 @functools.lru_cache(maxsize=24)
 def _texture_cached(table: str, w: int, h: int, variant: int) -> np.ndarray:
     rng = np.random.default_rng([hash_table(table), w, h, variant])
-    if table.startswith("wood"):
-        img = _wood(rng, w, h, table)
-    elif table.startswith("cloth"):
-        img = _cloth(rng, w, h, table)
-    else:
-        img = _matte(rng, w, h, table)
+    split = "test" if table in HELD_OUT_TABLES else "train"
+    img = draw_table(table, w, h, rng, DEFAULT_CARD_FRACTION * w, split)
     img = np.clip(img + 0.5, 0, 255).astype(np.uint8)  # 8-bit: a quarter of the cache memory
     img.setflags(write=False)
     return img
@@ -96,7 +334,7 @@ def hash_table(table: str) -> int:
 
 def table_texture(table: str, w: int, h: int, variant: int = 0) -> np.ndarray:
     """The table surface, float32 BGR h x w x 3 (a fresh copy); `variant` picks one of its looks."""
-    if table not in _PALETTES:
+    if table not in TABLES:
         raise ValueError(f"unknown table {table!r}; choose one of {', '.join(TABLES)}")
     # generated in 320-px buckets and cropped, so nearby sizes (tilt margins) share the cache
     bw, bh = -(-w // 320) * 320, -(-h // 320) * 320
