@@ -1,0 +1,114 @@
+"""Card geometry: oriented boxes, quads, and the rectified crop the reader reads.
+
+The detector finds a card as an oriented box (`Box`: centre, short and long side, the long axis's
+direction). The reader reads a portrait crop cut along the box (`rectify`), turned so that the box's
+end nearer the top of the frame is the crop's top: the card may lie upside down in it, and the
+reader says so (its reading's quarter turns). Training cuts its crops with the same functions.
+Corners are always TL, TR, BR, BL of a portrait card.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.cards import CARD_H, CARD_W
+
+ASPECT = CARD_H / CARD_W  # 1.54 (59 x 91 mm)
+READ_W, READ_H = 64, 96   # the reader's crop (px): the card's face at 1 px per 0.9 mm
+
+
+@dataclass(frozen=True)
+class Box:
+    """An oriented card box in frame px: centre, short side `w`, long side `h`, and `angle`,
+    the direction of the long axis in radians, in [0, pi) (image coordinates, y down)."""
+
+    cx: float
+    cy: float
+    w: float
+    h: float
+    angle: float
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return self.cx, self.cy
+
+    def quad(self) -> np.ndarray:
+        """Corners TL, TR, BR, BL of the portrait card the box frames, its top towards the top
+        of the frame (for a card lying level: towards the left)."""
+        u = np.array([math.cos(self.angle), math.sin(self.angle)])  # along the long axis
+        if u[1] > 1e-9 or (abs(u[1]) <= 1e-9 and u[0] > 0):
+            u = -u  # point "up" the frame
+        v = np.array([-u[1], u[0]])  # the card's right, as seen looking down its top
+        c = np.array([self.cx, self.cy])
+        top, right = u * self.h / 2, v * self.w / 2
+        return np.array([c + top - right, c + top + right, c - top + right, c - top - right],
+                        np.float32)
+
+    def scaled(self, s: float) -> Box:
+        """The same box in a frame scaled by s."""
+        return Box(self.cx * s, self.cy * s, self.w * s, self.h * s, self.angle)
+
+
+def box_of_quad(quad: np.ndarray) -> Box:
+    """The oriented box that best fits four corners (any order around the card)."""
+    q = order_around(quad)
+    sides = [q[(i + 1) % 4] - q[i] for i in range(4)]
+    lengths = [float(np.hypot(*s)) for s in sides]
+    # the long sides are the pair (0, 2) or (1, 3)
+    pair = (0, 2) if lengths[0] + lengths[2] >= lengths[1] + lengths[3] else (1, 3)
+    a, b = sides[pair[0]], -sides[pair[1]]  # the two long sides, the same way round
+    axis = a + b
+    angle = math.atan2(float(axis[1]), float(axis[0])) % math.pi
+    long_side = (lengths[pair[0]] + lengths[pair[1]]) / 2
+    short = (lengths[(pair[0] + 1) % 4] + lengths[(pair[1] + 1) % 4]) / 2
+    c = q.mean(axis=0)
+    return Box(float(c[0]), float(c[1]), short, long_side, angle)
+
+
+def order_around(quad: np.ndarray) -> np.ndarray:
+    """The four corners in clockwise order on screen (y down), starting anywhere."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    c = q.mean(axis=0)
+    order = np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))
+    return q[order]
+
+
+def turned(quad: np.ndarray, quarter_turns: int) -> np.ndarray:
+    """The quad's corners relabelled as if the card were turned clockwise by quarter turns
+    (2: the card read upside down; its printed top is the crop's bottom)."""
+    return np.roll(np.asarray(quad, np.float32), -quarter_turns, axis=0)
+
+
+def rectify(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (READ_W, READ_H)
+            ) -> np.ndarray:
+    """The portrait crop of the quad (TL, TR, BR, BL), `size` = (w, h), cut without aliasing:
+    a card larger than twice the crop is first cut at twice the size, then area-shrunk. Outside
+    the frame the crop is black (a card cut by the frame's edge)."""
+    w, h = size
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    side = max(float(np.hypot(*(q[1] - q[0]))), float(np.hypot(*(q[3] - q[0]))) / ASPECT)
+    k = 2 if side > 1.5 * w else 1
+    dst = np.float32([[0, 0], [w * k, 0], [w * k, h * k], [0, h * k]])
+    m = cv2.getPerspectiveTransform(q, dst)
+    crop = cv2.warpPerspective(frame, m, (w * k, h * k), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    if k > 1:
+        crop = cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
+    return crop
+
+
+def iou(q1: np.ndarray, q2: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    a, b = order_around(q1), order_around(q2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = cv2.contourArea(a) + cv2.contourArea(b) - inter
+    return float(inter / max(union, 1e-6))
+
+
+def card_width(quad: np.ndarray) -> float:
+    """The short side of a quad (px): a card's width in the frame."""
+    return box_of_quad(quad).w

@@ -1,0 +1,218 @@
+"""Training and calibration sets, rendered in shards by worker processes.
+
+- detector frames: scenes of 768x432 shrunk to the detector's input (DET_W x DET_H), with every
+  card's oriented box, how much of it shows and whether a hand lies over it;
+- reader crops: READ_W x READ_H crops cut along the card's oriented box as the detector would give
+  it (centre, size and angle a little off), upright or upside down, labelled with the card and
+  its orientation; and crops of no card (table, hands, boxes across two cards or badly off one),
+  labelled REJECT.
+
+A shard is one .npz file; a set is a folder of shards with a `meta.json`. Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cards import ALL_CARDS
+from vision.geometry import Box, box_of_quad, iou, rectify
+from vision.sim.fonts import Split
+from vision.train.scenes import Scene, random_scene
+
+DET_W, DET_H = 384, 216           # the detector's input (frames are shrunk to this width)
+DET_SCENE = (768, 432)            # rendered, then shrunk 2x: real anti-aliasing
+READ_SCENE = (960, 540)
+READ_CARD_FRACTION = (0.06, 0.166)  # 58..160 px cards at 960: what the reader must read
+CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
+N_CARDS = len(ALL_CARDS)
+REJECT = 2 * N_CARDS              # class index of "no card"
+MIN_VISIBLE = 0.45                # a card at least this visible must be found and read
+SHARD_SCENES = 500
+
+
+@dataclass(frozen=True)
+class SetSpec:
+    kind: str       # "detector" | "reader"
+    split: Split
+    scenes: int
+    seed: int
+
+
+def jitter(box: Box, rng: np.random.Generator, scale: float = 1.0) -> Box:
+    """The box as a detector might return it: centre, size and angle a little off, now and then
+    more than a little."""
+    s = scale * (3.0 if rng.random() < 0.1 else 1.0)
+    dx, dy = rng.normal(0, 0.035 * s, 2) * box.w
+    k = math.exp(float(rng.normal(0, 0.035 * s)))
+    kh = k * math.exp(float(rng.normal(0, 0.02 * s)))
+    return Box(box.cx + float(dx), box.cy + float(dy), box.w * k, box.h * kh,
+               (box.angle + math.radians(float(rng.normal(0, 2.5 * s)))) % math.pi)
+
+
+def card_label(index: int, flipped: bool) -> int:
+    return 2 * index + int(flipped)
+
+
+def _upright(box: Box, corners: np.ndarray) -> bool:
+    """Does the box's own quad (top towards the frame's top) have the card's printed top on top?"""
+    q = box.quad()
+    top_mid, printed_top = (q[0] + q[1]) / 2, (corners[0] + corners[1]) / 2
+    bottom_mid = (q[2] + q[3]) / 2
+    return float(np.hypot(*(top_mid - printed_top))) < float(np.hypot(*(bottom_mid - printed_top)))
+
+
+def reader_samples(scene: Scene, rng: np.random.Generator, per_card: int = 2
+                   ) -> tuple[list[np.ndarray], list[int], list[float]]:
+    """Crops, labels and each crop's visible fraction (1.0 for rejects) from one scene."""
+    crops, labels, seen = [], [], []
+    quads = [t.corners for t in scene.truth]
+    for t in scene.truth:
+        if t.visible_fraction < MIN_VISIBLE - 0.1 or t.covered_by_hand:
+            continue
+        truth_box = box_of_quad(t.corners)
+        for _ in range(per_card):
+            box = jitter(truth_box, rng)
+            crop = rectify(scene.image, box.quad())
+            flipped = not _upright(box, t.corners)
+            crops.append(crop)
+            labels.append(card_label(CARD_INDEX[t.card], flipped))
+            seen.append(t.visible_fraction)
+    for box in _reject_boxes(scene, rng, quads, max(1, len(crops) // 6)):
+        crops.append(rectify(scene.image, box.quad()))
+        labels.append(REJECT)
+        seen.append(1.0)
+    return crops, labels, seen
+
+
+def _reject_boxes(scene: Scene, rng: np.random.Generator, quads: list[np.ndarray], n: int
+                  ) -> list[Box]:
+    """Card-sized boxes on no card: bare table, hands, across two cards, or far off one."""
+    h, w = scene.image.shape[:2]
+    cw = scene.card_px
+    out: list[Box] = []
+    for _ in range(40 * n):
+        if len(out) >= n:
+            break
+        mode = rng.random()
+        if mode < 0.4 or not quads:
+            c = rng.uniform(0, 1, 2) * (w, h)
+            box = Box(float(c[0]), float(c[1]), cw, cw * 1.54, float(rng.uniform(0, math.pi)))
+        elif mode < 0.75 and len(quads) > 1:  # between two cards
+            i, j = rng.choice(len(quads), 2, replace=False)
+            a, b = box_of_quad(quads[i]), box_of_quad(quads[j])
+            box = Box((a.cx + b.cx) / 2, (a.cy + b.cy) / 2, a.w, a.h,
+                      a.angle if rng.random() < 0.5 else b.angle)
+        else:  # shifted most of a card off one
+            a = box_of_quad(quads[int(rng.integers(len(quads)))])
+            ang = rng.uniform(0, 2 * math.pi)
+            d = rng.uniform(0.55, 0.9) * a.w
+            box = Box(a.cx + d * math.cos(ang), a.cy + d * math.sin(ang), a.w, a.h, a.angle)
+        q = box.quad()
+        if not (0 <= box.cx < w and 0 <= box.cy < h):
+            continue
+        if all(iou(q, other) < 0.35 for other in quads):
+            out.append(box)
+    return out
+
+
+def detector_sample(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """(frame shrunk to DET_W x DET_H, boxes (n, 7): cx, cy, w, h, angle, visible, hand)."""
+    small = cv2.resize(scene.image, (DET_W, DET_H), interpolation=cv2.INTER_AREA)
+    s = DET_W / scene.image.shape[1]
+    rows = []
+    for t in scene.truth:
+        b = box_of_quad(t.corners).scaled(s)
+        rows.append([b.cx, b.cy, b.w, b.h, b.angle, t.visible_fraction,
+                     float(t.covered_by_hand)])
+    return small, np.array(rows, np.float32).reshape(-1, 7)
+
+
+def _scene(spec: SetSpec, i: int, size: tuple[int, int],
+           fraction: tuple[float, float] = (0.03, 0.13)
+           ) -> tuple[Scene, np.random.Generator] | None:
+    """Scene i of the set, or None where its typeface cannot draw (a broken font file)."""
+    rng = np.random.default_rng([spec.seed, i])
+    try:
+        return random_scene(rng, spec.split, size, fraction), rng
+    except (OSError, ValueError, cv2.error) as exc:
+        print(f"  scene {i} skipped: {exc}", file=sys.stderr, flush=True)
+        return None
+
+
+def _shard(spec: SetSpec, index: int, out: Path) -> Path:
+    path = out / f"{spec.kind}-{index:04d}.npz"
+    if path.is_file():
+        return path
+    cv2.setNumThreads(1)
+    first = index * SHARD_SCENES
+    n = min(SHARD_SCENES, spec.scenes - first)
+    if spec.kind == "detector":
+        frames, boxes, counts = [], [], []
+        for i in range(first, first + n):
+            got = _scene(spec, i, DET_SCENE)
+            if got is None:
+                continue
+            img, b = detector_sample(got[0])
+            frames.append(img)
+            boxes.append(b)
+            counts.append(len(b))
+        np.savez(path.with_suffix(".tmp.npz"), frames=np.stack(frames),
+                 boxes=np.concatenate(boxes), counts=np.array(counts, np.int32))
+    else:
+        crops, labels, seen = [], [], []
+        for i in range(first, first + n):
+            got = _scene(spec, i, READ_SCENE, READ_CARD_FRACTION)
+            if got is None:
+                continue
+            c, lab, v = reader_samples(*got)
+            crops += c
+            labels += lab
+            seen += v
+        np.savez(path.with_suffix(".tmp.npz"), crops=np.stack(crops),
+                 labels=np.array(labels, np.int16), visible=np.array(seen, np.float32))
+    os.replace(path.with_suffix(".tmp.npz"), path)
+    return path
+
+
+def _work(args: tuple[SetSpec, int, Path]) -> str:
+    return str(_shard(*args))
+
+
+def build(spec: SetSpec, out: Path, workers: int = 2) -> list[Path]:
+    """Render the set's shards into `out` (those already there are kept)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "meta.json").write_text(json.dumps(spec.__dict__))
+    jobs = [(spec, i, out) for i in range(math.ceil(spec.scenes / SHARD_SCENES))]
+    done = []
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for k, path in enumerate(pool.imap_unordered(_work, jobs), 1):
+            done.append(Path(path))
+            print(f"  {spec.kind} {spec.split}: shard {k}/{len(jobs)}", file=sys.stderr,
+                  flush=True)
+    return sorted(done)
+
+
+def load_reader_set(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parts = [np.load(p) for p in sorted(folder.glob("reader-*.npz")) if ".tmp" not in p.name]
+    return (np.concatenate([p["crops"] for p in parts]),
+            np.concatenate([p["labels"] for p in parts]).astype(np.int64),
+            np.concatenate([p["visible"] for p in parts]))
+
+
+def detector_shards(folder: Path) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
+    for p in sorted(folder.glob("detector-*.npz")):
+        if ".tmp" in p.name:
+            continue
+        z = np.load(p)
+        splits = np.cumsum(z["counts"])[:-1]
+        yield z["frames"], np.split(z["boxes"], splits)

@@ -1,0 +1,199 @@
+"""Train the card reader, calibrate it on typefaces it never saw, export it as ONNX.
+
+Calibration (on the `calib` set: fonts never trained on): a temperature that makes the
+probabilities honest, then the abstention line, the lowest confidence at which at most
+`MAX_WRONG` of the set's crops are read as another card. Below it the reader says `unknown`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+from vision.cards import ALL_CARDS
+from vision.train.data import N_CARDS, REJECT, load_reader_set
+from vision.train.nets import MEAN, STD, ReaderNet
+
+N_CLASSES = REJECT + 1
+MAX_WRONG = 0.0005  # confidently wrong reads allowed on the calibration set (of all its crops)
+
+
+def as_input(batch_u8: torch.Tensor) -> torch.Tensor:
+    """uint8 NHWC BGR -> float NCHW, normalised as the export expects."""
+    x = batch_u8.permute(0, 3, 1, 2).float() / 255.0
+    return (x - MEAN) / STD
+
+
+def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> tuple[torch.Tensor,
+                                                                           torch.Tensor]:
+    """Photometric changes and 180-degree turns (the label's orientation turns too)."""
+    n = x.shape[0]
+    turn = torch.rand(n, generator=g) < 0.5
+    x = torch.where(turn[:, None, None, None], x.flip(2, 3), x)
+    y = torch.where(turn & (y < REJECT), y ^ 1, y)
+    # white balance, contrast, brightness (in normalised units)
+    gain = 1 + 0.12 * torch.randn(n, 3, 1, 1, generator=g)
+    contrast = torch.exp(0.2 * torch.randn(n, 1, 1, 1, generator=g))
+    shift = 0.3 * torch.randn(n, 1, 1, 1, generator=g)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * contrast * gain + mean + shift
+    blur = torch.rand(n, generator=g) < 0.2
+    if blur.any():
+        k = torch.tensor([1.0, 2.0, 1.0])
+        k = (k[:, None] * k[None, :] / 16).expand(3, 1, 3, 3)
+        x[blur] = F.conv2d(x[blur], k, padding=1, groups=3)
+    noise = torch.rand(n, 1, 1, 1, generator=g) * 0.15
+    x = x + noise * torch.randn(x.shape, generator=g)
+    cut = torch.nonzero(torch.rand(n, generator=g) < 0.1).flatten().tolist()
+    for i in cut:  # a small occluder (a fingertip, a card's corner)
+        h, w = int(torch.randint(8, 30, (1,), generator=g)), int(torch.randint(8, 24, (1,),
+                                                                               generator=g))
+        r = int(torch.randint(0, 96 - h, (1,), generator=g))
+        c = int(torch.randint(0, 64 - w, (1,), generator=g))
+        x[i, :, r:r + h, c:c + w] = torch.randn(3, 1, 1, generator=g)
+    return x, y
+
+
+def per_card(p: np.ndarray) -> np.ndarray:
+    """(n, N_CLASSES) class probabilities -> (n, N_CARDS + 1): each card's two orientations
+    summed, "no card" last."""
+    return np.concatenate([p[:, :REJECT].reshape(-1, N_CARDS, 2).sum(axis=2), p[:, REJECT:]],
+                          axis=1)
+
+
+def logits_of(model: ReaderNet, crops: np.ndarray, batch: int = 1024) -> np.ndarray:
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(crops), batch):
+            x = as_input(torch.from_numpy(crops[i:i + batch]))
+            out.append(model(x)[0].float().numpy())
+    return np.concatenate(out)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """The temperature that minimises the negative log-likelihood (golden-section search)."""
+    def nll(t: float) -> float:
+        p = softmax(logits / t)
+        return float(-np.log(p[np.arange(len(y)), y] + 1e-12).mean())
+
+    lo, hi = 0.3, 10.0
+    for _ in range(40):
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        if nll(a) < nll(b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
+def abstention_line(conf: np.ndarray, wrong: np.ndarray, max_wrong: float = MAX_WRONG) -> float:
+    """The lowest confidence above which at most `max_wrong` of all reads are wrong."""
+    allowed = int(max_wrong * len(conf))
+    wrong_conf = np.sort(conf[wrong])[::-1]
+    if len(wrong_conf) <= allowed:
+        return 0.5
+    return float(max(0.5, min(0.9999, wrong_conf[allowed] + 1e-6)))
+
+
+def evaluate(p_card: np.ndarray, y: np.ndarray, visible: np.ndarray, line: float) -> dict:
+    truth = np.where(y == REJECT, N_CARDS, y // 2)
+    best = p_card.argmax(axis=1)
+    conf = p_card.max(axis=1)
+    must = (truth < N_CARDS) & (visible >= 0.45)
+    sure = (conf >= line) & (best < N_CARDS)
+    return {
+        "cards": int(must.sum()),
+        "right": float((sure & (best == truth))[must].mean()),
+        "abstained": float((~sure)[must].mean()),
+        "wrong": float((sure & (best != truth))[must].mean()),
+        "reject_right": float((best == N_CARDS)[truth == N_CARDS].mean()),
+        "phantom": float(sure[truth == N_CARDS].mean()),
+        "top1": float((best == truth)[must].mean()),
+    }
+
+
+def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batch: int = 256,
+          seed: int = 20261123, threads: int = 2, limit: int | None = None) -> dict:
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    g = torch.Generator().manual_seed(seed)
+    crops, labels, _ = load_reader_set(train_dir)
+    if limit:
+        crops, labels = crops[:limit], labels[:limit]
+    cal_crops, cal_labels, cal_visible = load_reader_set(calib_dir)
+    print(f"reader: {len(crops)} training crops, {len(cal_crops)} calibration crops",
+          file=sys.stderr, flush=True)
+    xs, ys = torch.from_numpy(crops), torch.from_numpy(labels)
+    model = ReaderNet(N_CLASSES).to(memory_format=torch.channels_last)
+    steps = epochs * math.ceil(len(xs) / batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps,
+                                                pct_start=0.1)
+    began = time.time()
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(xs), generator=g)
+        total = 0.0
+        for k in range(0, len(xs), batch):
+            idx = order[k:k + batch]
+            x, y = augment(as_input(xs[idx]), ys[idx], g)
+            x = x.contiguous(memory_format=torch.channels_last)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                logits, _ = model(x)
+            loss = F.cross_entropy(logits.float(), y, label_smoothing=0.02)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+        p = per_card(softmax(logits_of(model, cal_crops)))
+        stats = evaluate(p, cal_labels, cal_visible, 0.5)
+        print(f"reader: epoch {epoch + 1}/{epochs} loss {total / len(xs):.4f} "
+              f"calib top-1 {stats['top1']:.4f} rejects {stats['reject_right']:.4f} "
+              f"({time.time() - began:.0f} s)", file=sys.stderr, flush=True)
+    logits = logits_of(model, cal_crops)
+    temperature = fit_temperature(logits, cal_labels)
+    p = per_card(softmax(logits / temperature))
+    truth = np.where(cal_labels == REJECT, N_CARDS, cal_labels // 2)
+    wrong = (p.argmax(axis=1) != truth) & (p.argmax(axis=1) < N_CARDS)
+    line = abstention_line(p.max(axis=1), wrong)
+    stats = evaluate(p, cal_labels, cal_visible, line)
+    meta = {"classes": [c.label for c in ALL_CARDS], "temperature": temperature, "line": line,
+            "input": [96, 64], "mean": MEAN, "std": STD, "calibration": stats,
+            "trained_on": len(xs), "epochs": epochs, "seed": seed}
+    export(model, out_dir, meta)
+    print(f"reader: temperature {temperature:.3f}, line {line:.4f}; calib {stats}",
+          file=sys.stderr, flush=True)
+    torch.save(model.state_dict(), out_dir / "reader.pt")
+    return meta
+
+
+def export(model: ReaderNet, out_dir: Path, meta: dict) -> None:
+    model.eval()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, 96, 64)
+    torch.onnx.export(model, (dummy,), str(out_dir / "reader.onnx"), input_names=["crops"],
+                      output_names=["logits", "embedding"], opset_version=17,
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
+                      dynamo=False)
+    (out_dir / "reader.json").write_text(json.dumps(meta, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else "var/train-data")
+    train(root / "reader-train", root / "reader-calib", Path("var/models"),
+          epochs=int(sys.argv[2]) if len(sys.argv) > 2 else 8)

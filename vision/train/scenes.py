@@ -1,0 +1,242 @@
+"""Random training scenes: a deck in some design on some table, laid out as players lay cards,
+under some light and camera.
+
+Each scene draws an edition (`vision.sim.designs`; now and then the built-in stroke-font deck), a
+table surface (`vision.sim.textures`), a card size, a layout and the conditions of the frame:
+
+- layouts: cards scattered apart, a game table (a scoring row with zeros across half a value card,
+  a card in front of each seat), piles, touching rows, cards cut by the frame's edge;
+- light and camera: uneven light, white balance, exposure, a large shadow, glare, vignetting,
+  tilt (perspective), lens distortion, defocus, motion blur, noise, JPEG;
+- hands over the table, sized to the cards.
+
+`split` says whose fonts, layout families and tables are drawn: "train", "calib" (never trained
+on) or "test" (never trained or tuned on: the unseen-design figures).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.cards import ALL_CARDS, CARD_H, CARD_W, DEFAULT_STYLE, CardId, Edition, random_style
+from vision.sim.designs import random_design
+from vision.sim.fonts import Split
+from vision.sim.hands import SKINS, SLEEVES, HandPose
+from vision.sim.scene import Conditions, Placement, TruthCard, render_frame
+from vision.sim.scene import random_scene as scattered
+from vision.sim.textures import random_table
+
+Size = tuple[int, int]
+LAYOUTS = ("scatter", "game", "pile", "row", "edge")
+_LAYOUT_P = (0.3, 0.25, 0.15, 0.12, 0.18)
+STROKE_SHARE = 0.12  # scenes in the built-in stroke-font deck (our own simulated edition)
+
+
+@dataclass
+class Scene:
+    image: np.ndarray          # BGR uint8
+    truth: list[TruthCard]
+    edition: Edition
+    layout: str
+    card_px: float
+
+
+def random_edition(rng: np.random.Generator, split: Split) -> Edition:
+    if split == "train" and rng.random() < STROKE_SHARE:
+        return DEFAULT_STYLE if rng.random() < 0.3 else random_style(rng)
+    return random_design(rng, split)
+
+
+def random_conditions(rng: np.random.Generator) -> Conditions:
+    """The light and the camera of one frame: most frames a little of everything, some a lot."""
+    def some(p: float) -> bool:
+        return bool(rng.random() < p)
+
+    return Conditions(
+        tilt_deg=float(rng.uniform(0, 15)) if some(0.5) else 0.0,
+        light_gradient=float(rng.uniform(0, 0.8)),
+        glare=int(rng.integers(1, 4)) if some(0.35) else 0,
+        shadow=some(0.3),
+        noise=float(rng.uniform(0.5, 3)) if some(0.7) else float(rng.uniform(3, 8)),
+        motion_blur=int(rng.integers(3, 8)) if some(0.08) else 0,
+        jpeg_quality=int(rng.integers(35, 95)) if some(0.5) else None,
+        exposure=float(rng.uniform(0.9, 1.2)) if some(0.7) else float(rng.uniform(0.35, 0.9)),
+        colour_cast=float(rng.uniform(-0.3, 0.3)) if some(0.7) else float(rng.uniform(-0.8, 0.8)),
+        defocus=float(rng.uniform(0.3, 1.6)) if some(0.25) else 0.0,
+        lens=float(rng.uniform(-0.2, 0.08)) if some(0.3) else 0.0,
+        vignette=float(rng.uniform(0.1, 0.6)) if some(0.3) else 0.0,
+    )
+
+
+def _pool(rng: np.random.Generator) -> list[CardId]:
+    cards = list(ALL_CARDS)
+    rng.shuffle(cards)  # type: ignore[arg-type]
+    return cards
+
+
+def _scatter(rng: np.random.Generator, size: Size, card_px: float, n: int,
+             overlap: float) -> list[Placement]:
+    spread = (card_px * 0.94, card_px * 1.06)
+    return scattered(rng, n, size, overlap, width_range=spread, cards=_pool(rng)[:n])
+
+
+def _game(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
+    """A scoring row through the middle (a zero across half of a value card), a card in front
+    of each of 3-5 seats, the far seats' cards upside down."""
+    w, h = size
+    ch = card_px * CARD_H / CARD_W
+    tilt = float(rng.normal(0, 4))
+    angle = tilt + (180.0 if rng.random() < 0.2 else 0.0)
+    t = math.radians(angle)
+    right = np.array([math.cos(t), -math.sin(t)])
+    up = np.array([-math.sin(t), -math.cos(t)])
+    values = [CardId("scoring", int(v)) for v in rng.permutation(np.arange(1, 10))]
+    n = int(rng.integers(1, 10))
+    step = card_px * float(rng.uniform(1.0, 1.3))
+    centre = np.array([w / 2, h / 2]) + rng.normal(0, 0.05, 2) * (w, h)
+    out: list[Placement] = []
+    start = centre - (n - 1) / 2 * step * right
+    for i, card in enumerate(values[:n]):
+        c = start + i * step * right + rng.normal(0, 0.03 * card_px, 2)
+        out.append(Placement(card, (float(c[0]), float(c[1])), angle + float(rng.normal(0, 2)),
+                             card_px))
+    zeros = [CardId("scoring", 0, "blue"), CardId("scoring", 0, "red")]
+    for zero in zeros:
+        if rng.random() < 0.4:
+            i = int(rng.integers(n))
+            sign = 1.0 if zero.colour == "blue" else -1.0
+            c = np.array(out[i].center) + sign * up * ch / 2 + rng.normal(0, 0.04 * card_px, 2)
+            out.append(Placement(zero, (float(c[0]), float(c[1])), angle + float(rng.normal(0, 4)),
+                                 card_px))
+    numbers = [c for c in _pool(rng) if c.kind == "number"]
+    seats = int(rng.integers(3, 6))
+    for s in range(seats):
+        a = 2 * math.pi * s / seats + rng.normal(0, 0.15) + math.pi / 2
+        r = np.array([w * 0.36, h * 0.36]) * rng.uniform(0.85, 1.15)
+        c = np.array([w / 2, h / 2]) + r * np.array([math.cos(a), math.sin(a)])
+        card_angle = math.degrees(math.pi / 2 - a) % 360 + float(rng.normal(0, 8))  # top away
+        out.append(Placement(numbers[s], (float(c[0]), float(c[1])), card_angle, card_px))
+        if rng.random() < 0.15:  # a second card beside it (a misplay, or the last trick's)
+            c2 = c + rng.normal(0, 0.6, 2) * card_px
+            out.append(Placement(numbers[seats + s], (float(c2[0]), float(c2[1])),
+                                 card_angle + float(rng.normal(0, 10)), card_px))
+    return out
+
+
+def _pile(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
+    """One or two piles of cards dropped nearly on top of one another."""
+    w, h = size
+    out: list[Placement] = []
+    cards = _pool(rng)
+    for _ in range(int(rng.integers(1, 3))):
+        c0 = np.array([rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h])
+        base = float(rng.uniform(0, 360))
+        for _ in range(int(rng.integers(2, 6))):
+            c = c0 + rng.normal(0, 0.45, 2) * card_px
+            ang = base + float(rng.normal(0, 25))
+            out.append(Placement(cards.pop(), (float(c[0]), float(c[1])), ang, card_px))
+    return out
+
+
+def _row(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
+    """Cards side by side, touching or nearly (a hand laid out, a row of tricks)."""
+    w, h = size
+    n = int(rng.integers(3, 8))
+    angle = float(rng.uniform(0, 360))
+    t = math.radians(angle)
+    right = np.array([math.cos(t), -math.sin(t)])
+    step = card_px * float(rng.uniform(0.98, 1.12))
+    c0 = np.array([w / 2, h / 2]) + rng.normal(0, 0.1, 2) * (w, h)
+    cards = _pool(rng)
+    return [Placement(cards[i], tuple(map(float, c0 + (i - (n - 1) / 2) * step * right
+                                          + rng.normal(0, 0.02 * card_px, 2))),
+                      angle + float(rng.normal(0, 1.5)), card_px) for i in range(n)]
+
+
+def _edge(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
+    """Some cards scattered, some lying across the frame's edge (10-60 % outside)."""
+    w, h = size
+    out = _scatter(rng, size, card_px, int(rng.integers(1, 6)), 0.1)
+    used = {p.card for p in out}
+    cards = [c for c in _pool(rng) if c not in used]
+    ch = card_px * CARD_H / CARD_W
+    for i in range(int(rng.integers(1, 4))):
+        edge = int(rng.integers(4))
+        ang = float(rng.uniform(0, 360))
+        inside = float(rng.uniform(0.15, 0.5)) * ch
+        along = float(rng.uniform(0.1, 0.9))
+        c = [(along * w, inside), (w - inside, along * h), (along * w, h - inside),
+             (inside, along * h)][edge]
+        out.append(Placement(cards[i], c, ang, card_px))
+    return out
+
+
+def _hands(rng: np.random.Generator, size: Size, card_px: float,
+           placements: list[Placement]) -> list[HandPose]:
+    w, h = size
+    poses = []
+    for _ in range(int(rng.integers(1, 3))):
+        if placements and rng.random() < 0.7:
+            p = placements[int(rng.integers(len(placements)))]
+            tip = (p.center[0] + float(rng.normal(0, card_px * 0.6)),
+                   p.center[1] + float(rng.normal(0, card_px * 0.6)))
+        else:
+            tip = (float(rng.uniform(0.1, 0.9) * w), float(rng.uniform(0.1, 0.9) * h))
+        edge = int(rng.integers(4))
+        along = float(rng.uniform(0.1, 0.9))
+        out = 2 * card_px
+        entry = [(along * w, -out), (w + out, along * h), (along * w, h + out),
+                 (-out, along * h)][edge]
+        poses.append(HandPose(entry=entry, tip=tip,
+                              palm_px=card_px * float(rng.uniform(1.2, 1.7)),
+                              skin=SKINS[int(rng.integers(len(SKINS)))],
+                              sleeve=None if rng.random() < 0.3
+                              else SLEEVES[int(rng.integers(len(SLEEVES)))],
+                              right=bool(rng.random() < 0.5), curl=float(rng.uniform(0, 0.6))))
+    return poses
+
+
+def random_placements(rng: np.random.Generator, size: Size, card_px: float, layout: str
+                      ) -> list[Placement]:
+    if layout == "scatter":
+        return _scatter(rng, size, card_px, int(rng.integers(1, 12)),
+                        0.0 if rng.random() < 0.6 else float(rng.uniform(0, 0.3)))
+    if layout == "game":
+        return _game(rng, size, card_px)
+    if layout == "pile":
+        return _pile(rng, size, card_px) + _scatter(rng, size, card_px,
+                                                    int(rng.integers(0, 4)), 0.0)
+    if layout == "row":
+        return _row(rng, size, card_px)
+    return _edge(rng, size, card_px)
+
+
+def random_scene(rng: np.random.Generator, split: Split, size: Size,
+                 card_fraction: tuple[float, float] = (0.03, 0.13),
+                 layout: str | None = None) -> Scene:
+    """One training frame of `size`: cards `card_fraction` of the frame's width (log-uniform)."""
+    edition = random_edition(rng, split)
+    lo, hi = card_fraction
+    card_px = float(math.exp(rng.uniform(math.log(lo), math.log(hi)))) * size[0]
+    layout = layout or str(rng.choice(LAYOUTS, p=_LAYOUT_P))
+    placements = random_placements(rng, size, card_px, layout)
+    cond = random_conditions(rng)
+    hands = _hands(rng, size, card_px, placements) if rng.random() < 0.35 else []
+    if cond.glare and placements and rng.random() < 0.7:
+        picks = [placements[int(rng.integers(len(placements)))] for _ in range(cond.glare)]
+        glare = [(p.center[0] + float(rng.normal(0, 0.3 * card_px)),
+                  p.center[1] + float(rng.normal(0, 0.3 * card_px))) for p in picks]
+    else:
+        glare = None
+    table_seed = int(rng.integers(1 << 31))
+
+    def surface(w: int, h: int) -> np.ndarray:
+        return random_table(np.random.default_rng(table_seed), w, h, card_px, split)
+
+    image, truth = render_frame(placements, cond, size, seed=int(rng.integers(1 << 30)),
+                                style=edition, hand_poses=hands, glare_at=glare,
+                                surface=surface)
+    return Scene(image, truth, edition, layout, card_px)
