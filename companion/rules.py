@@ -237,21 +237,35 @@ class Game:
 
     def apply(self, event: GameEvent) -> Trick | None:
         """Apply one event; return the trick it completed, if any. Refused events change nothing."""
+        self.check(event)
+        if isinstance(event, ScoringRevealed):
+            self._reveal(event.card)
+        else:
+            assert isinstance(event, CardPlayed)
+            self._trick.plays.append(Play(event.seat, event.card))
+            self._played.add(event.card)
+        self.log.append(event)
+        return self._score_if_complete()
+
+    def check(self, event: GameEvent) -> None:
+        """Would `apply` take the event now? Raises the RuleError naming the rule it breaks."""
         if isinstance(event, GameStarted):
             raise BadSetup("the game has already started")
         if self.game_over:
             raise GameOver("the game is over: all rounds are played")
         if isinstance(event, ScoringRevealed):
             self._check_reveal(event.card)
-            self._reveal(event.card)
         elif isinstance(event, CardPlayed):
             self._check_play(event.seat, event.card)
-            self._trick.plays.append(Play(event.seat, event.card))
-            self._played.add(event.card)
         else:
             raise TypeError(f"not a game event: {event!r}")
-        self.log.append(event)
-        return self._score_if_complete()
+
+    def is_legal(self, event: GameEvent) -> bool:
+        try:
+            self.check(event)
+        except RuleError:
+            return False
+        return True
 
     def undo(self) -> GameEvent:
         """Take back the last event (not the start) and return it."""
