@@ -1,81 +1,112 @@
-"""From what the camera saw to game events: vision proposes, the tracker disposes.
+"""From what the camera saw to game events: vision proposes, the rules dispose.
 
-The table watcher reports cards that appeared or were removed, each with a reading (its best
-guess and honest candidate probabilities) and the zone it lies in. This module narrows each
-reading with what the game knows (scoring cards still in the deck, number cards not yet played,
-whose turn it is), turns what is certain into game events, and asks a person about the rest.
-Nothing is scored on a guess.
+A pure decider. The watcher's changes go in (`seen`), people's answers go in (`answer`), and
+`decide(game, t)` says what follows, as values: `Apply(event)` (one at a time: the referee applies
+it, tells us so with `applied`, and asks again), `Ask(question)` and `Withdraw(key)`. No I/O, no
+callbacks; every fact about the table lives in one `CardTable` of physical cards.
+
+What becomes an event: a card the watcher committed (it lay still, two reads agreed), read sure
+once the rules narrow its candidates (the scoring cards left, the cards not yet played this round
+in the deck in use, whose turn it is), and accepted by the rules. Everything else is asked:
+
+- a card read unsure, or read as a card the rules refuse (already played, already revealed):
+  "Which card did Ben play in trick 4?", every card the rules allow, ranked by the reader;
+- a trick's scoring card the camera did not see before the trick's cards (it comes first: the
+  leader reveals it, then plays), or saw only after them: "Which scoring card was revealed in
+  trick 4?", ranked, the late card's read first. A late scoring card is never taken for the trick
+  without asking: it may be the next trick's, and the game is not bent to fit it;
+- a seat's card the camera did not see while later seats played, or before the trick's cards were
+  taken away;
+- a card read again as another card, two cards in one place, a card outside every place.
+
+Questions are derived from the table and the game on every pass: one that later frames answer (a
+sure read after all, the missing card seen) is withdrawn. While a question is open the camera keeps
+watching; what it sees waits in the table and is caught up once the answer comes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any
 
-from .record import PlayCorrected, ScoringCorrected
-from .rules import CardPlayed, Colour, Game, RuleError, ScoringCard, ScoringRevealed
-from .store import now_iso
+from vision.types import CardId, Change, Observation, Reading
+
+from .cardtable import Card, CardTable, Stands
+from .record import PlayCorrected, RecordEvent, ScoringCorrected
+from .rules import CardPlayed, Colour, Game, ScoringCard, ScoringRevealed
 
 # A read is taken when its best legal candidate has at least this probability (given that the
 # card is legal), is this many times likelier than the next legal one, and the reader itself gave
-# it at least MIN_RAW; anything less goes to a person.
+# it at least MIN_RAW; and never on less than the reader's own line.
 MIN_PROBABILITY = 0.5
 MIN_ODDS = 4.0
 MIN_RAW = 0.25
-# A read that gives a card already lying on the table (revealed, or played by that seat this
-# round) at least this probability is not narrowed to a new card: it may be that card again.
+# A read that gives a card already lying on the table (revealed, or played by that seat) at
+# least this probability is not narrowed to a new card: it may be that card again.
 MAY_BE_ON_TABLE = 0.2
-# Scoring cards of one trick arrive within a moment (a zero, then the card it covers); they are
-# applied together, zeros first, once none arrived for this long.
-SCORING_SETTLE_S = 1.0
-# A card laid before its turn waits this long for the cards before it, then a person is asked.
-TURN_GRACE_S = 3.0
+SCORING_SETTLE_S = 1.0   # the scoring cards of one reveal arrive together: applied zeros first
+SCORING_LATE_S = 2.0     # a scoring card seen this long after its trick's first card is asked about
+TURN_GRACE_S = 3.0       # a card laid before its turn waits this long for the cards before it
+MISSING_GRACE_S = 3.0    # a trick's cards wait this long for its scoring card, then a person says
+STARTUP_S = 1.5          # cards seen this soon after watching began were lying there already
+LEFTOVER_ROW = 3         # more new scoring cards than one reveal can be: last round's row
 
 
-class Host(Protocol):
-    """What the interpreter needs from the referee."""
-
-    @property
-    def game(self) -> Game | None: ...
-    def apply_event(self, event: Any) -> Any: ...
-    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]],
-            moot: Callable[[], bool] | None = None) -> None: ...
+class AnswerError(ValueError):
+    """An answer that is not one of the question's, or that the rules refuse."""
 
 
-@dataclass
-class _Pending:
-    card: Any  # ScoringCard or int
-    t: float
+@dataclass(frozen=True)
+class Choice:
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Question:
+    key: str
+    message: str
+    choices: tuple[Choice, ...]
+    ok: str | None = None         # what the table's OK button confirms: a single sure proposal
     seat: int | None = None
-    asked: bool = False  # a person was asked about it (or chose it): do not ask again
-    track: int = -1  # the watcher's track (physical card) it was seen as
+    round: int = 0
+    trick: int = 0
+    track: int | None = None      # the physical card it is about (its crop)
+    any_card: str | None = None   # "number" | "scoring": any legal card may be given ("card:N")
 
 
-@dataclass
-class _Known:
-    """What a physical card on the table stands for in the game."""
-
-    round: int
-    card: Any  # ScoringCard or int
-    seat: int | None = None  # the seat that played it (number cards)
+@dataclass(frozen=True)
+class Apply:
+    event: RecordEvent
+    track: int | None = None      # the physical card it comes from
+    learn: str | None = None      # a person named the card the camera saw: its label (keep it)
 
 
-def _scoring(reading: Any) -> ScoringCard:
-    return ScoringCard(reading.value, Colour(reading.colour) if reading.colour else None)
+@dataclass(frozen=True)
+class Ask:
+    question: Question
 
 
-def _legal_scoring(game: Game, cand: Any) -> ScoringCard | None:
-    if cand.kind != "scoring":
+@dataclass(frozen=True)
+class Withdraw:
+    key: str
+
+
+Decision = Apply | Ask | Withdraw
+
+
+# --- reading a card with what the game knows ---------------------------------------------------
+
+
+def scoring_of(card: CardId) -> ScoringCard | None:
+    if card.kind != "scoring":
         return None
-    card = _scoring(cand)
-    return card if card in game.remaining_scoring() else None
+    return ScoringCard(card.value, Colour(card.colour) if card.colour else None)
 
 
-def _legal_number(game: Game, cand: Any) -> int | None:
-    if cand.kind != "number":
-        return None
-    return cand.value if cand.value in game.playable_cards() else None
+def number_of(card: CardId) -> int | None:
+    return card.value if card.kind == "number" else None
 
 
 def _sure(ranked: list[tuple[Any, float]]) -> bool:
@@ -83,397 +114,636 @@ def _sure(ranked: list[tuple[Any, float]]) -> bool:
     return p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2
 
 
-def narrow(reading: Any, legal: Callable[[Any], Any]) -> tuple[Any | None, list[Any]]:
-    """(the certain card or None, the legal candidates best first) for one reading.
+def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
+           ) -> tuple[Stands | None, list[tuple[Stands, float]]]:
+    """(the certain card or None, the legal candidates and their probabilities, best first).
 
-    The probabilities are conditioned on the card being legal: the mass of the candidates the
-    game rules out is removed (the rest of the mass, outside the top candidates, is assumed
-    legal, which keeps the estimate conservative). A card is certain only where its conditioned
-    probability also reaches the reader's own line: what the game rules out can lift an unsure
-    read over it, nothing lowers it."""
+    Probabilities are conditioned on the card being legal: the mass of the candidates the game
+    rules out is removed. A card is certain only where its conditioned probability also reaches
+    the reader's own line: what the game rules out can lift an unsure read over it, nothing
+    lowers it."""
     ranked = [(card, p) for cand, p in reading.candidates if (card := legal(cand)) is not None]
     if not ranked:
         return None, []
     ruled_out = sum(p for cand, p in reading.candidates if legal(cand) is None)
-    legal_mass = max(1.0 - ruled_out, 1e-9)
-    conditioned = [(card, p / legal_mass) for card, p in ranked]
-    sure = (_sure(conditioned) and ranked[0][1] >= MIN_RAW
-            and conditioned[0][1] >= reading.line)
-    return (ranked[0][0] if sure else None), [card for card, _ in ranked]
+    mass = max(1.0 - ruled_out, 1e-9)
+    conditioned = [(card, p / mass) for card, p in ranked]
+    sure = _sure(conditioned) and ranked[0][1] >= MIN_RAW and conditioned[0][1] >= reading.line
+    return (ranked[0][0] if sure else None), ranked
 
 
-def sure_card(reading: Any) -> Any | None:
+def sure_card(reading: Reading | None) -> CardId | None:
     """The reading's card if it is certain without any help from the game."""
+    if reading is None or reading.kind == "unknown":
+        return None
     ranked = list(reading.candidates)
-    return ranked[0][0] if ranked and reading.kind != "unknown" and _sure(ranked) else None
+    return ranked[0][0] if ranked and _sure(ranked) else None
 
 
-class TableInterpreter:
-    def __init__(self, host: Host) -> None:
-        self.host = host
-        self.scoring: list[_Pending] = []
-        self.plays: dict[int, _Pending] = {}
-        self.now = 0.0  # frame time of the latest sighting
-        # Cards of the game the camera has seen lying on the table, per round: after a restart
-        # the cards already there appear again, and an unsure read may be one of them.
-        self._seen: set[Any] = set()
-        self._seen_round = -1
-        self._known: dict[int, _Known] = {}  # watcher track -> the reveal or play it stands for
-        # seats whose card of the trick in play was taken away before the trick had its value
-        # card, per (round, trick); once all are gone the camera missed that card: a person
-        # says which it was (`_value_asked`), and no later reveal is given to that trick
-        self._cleared: dict[tuple[int, int], set[int]] = {}
-        self._value_asked: set[tuple[int, int]] = set()
+def label(stands: Stands) -> str:
+    """A card as people say it: "17", "5", "blue 0"."""
+    if isinstance(stands, ScoringCard) and stands.colour is not None:
+        return f"{stands.colour.value} 0"
+    return str(stands)
 
-    # -- what the camera saw -------------------------------------------------------------------
 
-    def on_changes(self, changes: Iterable[Any], t: float) -> list[Any]:
-        """Handle the watcher's changes at frame time `t`; return the tricks that were scored."""
-        self.now = t
-        game = self.host.game
-        if game is None or game.game_over:
-            return []
+def choice_id(stands: Stands) -> str:
+    return f"scoring:{stands}" if isinstance(stands, ScoringCard) else f"card:{stands}"
+
+
+def parse_choice(choice: str) -> Stands | None:
+    """The card a choice id names ("card:17", "scoring:blue0"), or None for another answer."""
+    kind, _, text = choice.partition(":")
+    try:
+        if kind == "card" and text.isdigit():
+            return int(text)
+        if kind == "scoring":
+            return ScoringCard.parse(text)
+    except ValueError:
+        return None
+    return None
+
+
+def card_label(stands: Stands) -> str:
+    """The teach-folder label of a card (what a kept crop is named by)."""
+    if isinstance(stands, ScoringCard):
+        return CardId("scoring", stands.value,
+                      stands.colour.value if stands.colour else None).label  # type: ignore[arg-type]
+    return CardId("number", stands).label
+
+
+# --- the decider --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Fix:
+    """A correction a person chose, to be applied on the next pass."""
+
+    event: RecordEvent
+    card: Card
+    stands: Stands
+
+
+@dataclass
+class Interpreter:
+    table: CardTable = field(default_factory=CardTable)
+    asked: dict[str, Question] = field(default_factory=dict)
+    started: float | None = None
+    _fixes: list[_Fix] = field(default_factory=list)
+    _waved: dict[str, int] = field(default_factory=dict)  # key -> table arrivals when waved off
+
+    # -- what happened -------------------------------------------------------------------------
+
+    def seen(self, changes: Iterable[Change], t: float) -> None:
+        """The watcher's changes at frame time t."""
         changes = list(changes)
-        # a card read again comes as its old reading removed and the new one appeared
+        if self.started is None:
+            self.started = t
         read_again = {c.observation.track for c in changes if c.kind == "appeared"}
         for change in changes:
             obs = change.observation
             if change.kind == "removed":
-                known = None
                 if obs.track not in read_again:
-                    known = self._known.pop(obs.track, None)  # that card is gone from the table
-                self._removed(game, obs, known)
-            elif obs.track >= 0 and obs.track in self._known:
-                self._read_again(game, obs)
+                    self.table.gone(obs.track)
             else:
-                self._appeared(game, obs, t)
-        return self.settle(t)
+                self._appeared(obs, t)
 
-    def _read_again(self, game: Game, obs: Any) -> None:
-        """A physical card that already stands for a reveal or a play, now read as another
-        card: the same card misread once or the other time. Never a new reveal or play: a
-        person says which (the new reading is a correction event). A card of an earlier round
-        (the row being cleared) or an unsure glimpse changes nothing."""
-        known = self._known[obs.track]
-        now = sure_card(obs.reading)
-        if known.round != game.round_index or now is None or now.kind == "unknown":
+    def _appeared(self, obs: Observation, t: float) -> None:
+        card = self.table.cards.get(obs.track)
+        if card is None:
+            assert self.started is not None
+            self.table.arrive(obs.track, obs.zone, obs.reading, t,
+                              at_start=t - self.started <= STARTUP_S)
             return
-        after: Any = _scoring(now) if now.kind == "scoring" else now.value
-        if after == known.card or (now.kind == "scoring") != (known.seat is None):
+        card.reading, card.present = obs.reading, True  # the same card, read again
+        if card.status == "waiting":
+            card.zone, card.refused = obs.zone, ""
+
+    def applied(self, decision: Apply, round_index: int, trick: int) -> None:
+        """The referee applied `decision` in that round and trick: its card now stands for it."""
+        card = self.table.cards.get(decision.track) if decision.track is not None else None
+        event = decision.event
+        if card is None:
             return
-        if known.seat is None:
-            if known.card not in game.revealed:
-                return
-            fix: Any = ScoringCorrected(game.round_index, game.revealed.index(known.card),
-                                        after, now_iso(), "the camera read the card again")
-            where = "in the scoring row"
-        else:
-            at = self._play_position(game, known.seat, known.card)
-            if at is None:
-                return
-            fix = PlayCorrected(game.round_index, at, known.seat, after, now_iso(),
-                                "the camera read the card again")
-            where = f"in front of {self._name(game, known.seat)}"
+        if isinstance(event, ScoringRevealed):
+            self.table.count(card, event.card, round_index, trick, None)
+        elif isinstance(event, CardPlayed):
+            self.table.count(card, event.card, round_index, trick, event.seat)
+        elif isinstance(event, PlayCorrected | ScoringCorrected):
+            card.counts_as = event.card
+        card.named = None
+        self.table.forget_before(round_index)
 
-        def take_new() -> None:
-            if self._apply(fix) is not None:
-                known.card = after
+    def refused(self, decision: Apply, why: str) -> None:
+        """The rules refused `decision`: its card is asked about."""
+        card = self.table.cards.get(decision.track) if decision.track is not None else None
+        if card is not None:
+            card.refused, card.named = why, None
 
-        self.host.ask(
-            f"The card {where} read as {known.card} now looks like {after}. Which is it?",
-            [(f"keep:{known.card}", str(known.card), lambda: None),
-             (f"fix:{after}", str(after), take_new)],
-            moot=lambda r=game.round_index: self._round_over(r))
+    def undone(self, game: Game) -> None:
+        """A person took back the last event: the card it came from is no longer counted (it is
+        ignored: taken back, it is not taken again). `game` is the game after the undo."""
+        counted = [c for c in self.table if c.status == "counted"]
+        in_game = {(c.round, c.seat, c.counts_as) for c in counted if _still_in(c, game)}
+        for c in counted:
+            if (c.round, c.seat, c.counts_as) not in in_game:
+                c.status = "ignored"
 
-    @staticmethod
-    def _play_position(game: Game, seat: int, card: int) -> int | None:
-        """The trick (0-based, this round) in which `seat` played `card`, if it did."""
-        for trick in game.tricks_this_round:
-            if any(p.seat == seat and p.card == card for p in trick.plays):
-                return trick.index
-        if any(p.seat == seat and p.card == card for p in game.trick_plays):
-            return game.trick_index
+    def corrected(self, correction: PlayCorrected | ScoringCorrected, game: Game
+                  ) -> Apply | None:
+        """A person corrected a play or a reveal: its card now stands for the new card. Where
+        the camera saw that card, its crop is kept under the right label: the returned Apply
+        names the card (`track`) and its label (`learn`), nothing more to apply."""
+        for c in self.table:
+            if c.status != "counted" or c.round != correction.round:
+                continue
+            if isinstance(correction, PlayCorrected):
+                hit = c.seat == correction.seat and c.trick == correction.trick
+            else:
+                hit = c.seat is None and c.trick == _reveal_index_trick(game, correction)
+            if hit and c.counts_as != correction.card:
+                c.counts_as = correction.card
+                if c.reading is not None:
+                    return Apply(correction, c.track, card_label(correction.card))
         return None
 
-    @staticmethod
-    def _played_this_round(game: Game) -> dict[int, int]:
-        """Number card -> the seat that played it, this round (derived from the game, so a
-        restarted companion knows the cards already lying on the table)."""
-        plays = [p for trick in game.tricks_this_round for p in trick.plays]
-        return {p.card: p.seat for p in (*plays, *game.trick_plays)}
+    # -- answers --------------------------------------------------------------------------------
 
-    def _appeared(self, game: Game, obs: Any, t: float) -> None:
-        zone, reading = obs.zone, obs.reading
-        kind = reading.kind
-        if zone == "scoring":
-            self._scoring_seen(game, reading, t, obs.track)
-        elif isinstance(zone, int) and kind in ("number", "unknown"):
-            self._number_seen(game, zone, reading, t, obs.track)
-        elif kind == "number":
-            self._ask_whose(game, reading, t, zone, obs.track)
-        elif kind == "scoring" and isinstance(zone, int):
-            self.host.ask(
-                f"A scoring card ({reading.value}) lies in {self._name(game, zone)}'s place: "
-                "move it to the scoring row.", [("ignore", "OK", lambda: None)])
+    def answer(self, key: str, choice: str, game: Game, t: float) -> None:
+        """A person answered question `key`; AnswerError if the choice is not one it allows."""
+        q = self.asked.get(key)
+        if q is None:
+            raise AnswerError("that question was already answered")
+        ids = {c.id for c in q.choices}
+        stands = parse_choice(choice)
+        if choice not in ids and not (q.any_card and stands is not None
+                                      and (q.any_card == "number") == isinstance(stands, int)):
+            raise AnswerError(f"{choice!r} is not one of the choices")
+        kind, _, rest = key.partition(":")
+        card = self.table.cards.get(int(rest)) if kind in ("card", "again", "two", "where",
+                                                         "whose") else None
+        if kind == "card" and card is not None:
+            self._name(card, stands, game, choice)
+        elif kind in ("value", "play"):
+            self._name_missing(key, stands, game, choice, t)
+        elif kind == "again" and card is not None:
+            self._again_answered(card, stands, game, choice)
+        elif kind == "two" and card is not None:
+            if stands is None:
+                card.status = "ignored"
+            else:
+                self._name(card, stands, game, choice)
+        elif kind == "whose" and card is not None:
+            if choice.startswith("seat:"):
+                card.zone = int(choice.split(":")[1])
+            else:
+                card.status = "ignored"
+        elif kind == "where" and card is not None:
+            card.status = "ignored"
+        self.asked.pop(key, None)
 
-    def _scoring_seen(self, game: Game, reading: Any, t: float, track: int) -> None:
-        seen = sure_card(reading)
-        if seen is not None and seen.kind == "scoring":
-            card = _scoring(seen)
-            if card in game.revealed or any(p.card == card for p in self.scoring):
-                self._seen_now(game).add(("scoring", card))
-                if card in game.revealed:
-                    self._known[track] = _Known(game.round_index, card)
-                return  # the same card seen again (moved, or uncovered): nothing new
-        card, options = narrow(reading, lambda c: _legal_scoring(game, c))
-        # narrowing rules out the cards already revealed, but those lie in the row: an unsure
-        # read that may well be one the camera has not seen since a restart is no new reveal
-        unseen = {c for c in game.revealed if ("scoring", c) not in self._seen_now(game)}
-        on_table = sum(p for c, p in reading.candidates
-                       if c.kind == "scoring" and _scoring(c) in unseen)
-        if card is not None and on_table < MAY_BE_ON_TABLE:
-            self.scoring.append(_Pending(card, t, track=track))
+    def _name(self, card: Card, stands: Stands | None, game: Game, choice: str) -> None:
+        if stands is None:
+            card.status = "ignored"
             return
-        if game.trick_value is not None and on_table >= MAY_BE_ON_TABLE:
-            return  # no reveal is due: a card of the row seen again
-        if reading.kind == "number":
-            self.host.ask(f"A number card ({reading.value}) lies in the scoring row.",
-                          [("ignore", "OK", lambda: None)])
+        if isinstance(stands, int) and isinstance(card.zone, int):
+            _check(game, CardPlayed(card.zone, stands))
+        card.named, card.refused = stands, ""
+
+    def _name_missing(self, key: str, stands: Stands | None, game: Game, choice: str,
+                      t: float) -> None:
+        if stands is None:  # "not yet": asked again once something new is seen
+            self._waved[key] = self.table.arrivals
             return
-        trick = (game.round_index, game.trick_index)
-        self.host.ask("Which scoring card was just revealed?", [
-            *((f"scoring:{c}", str(c), self._add_scoring(c, t, track)) for c in options[:4]),
-            ("ignore", "Not a new scoring card", lambda: None),
-        ], moot=lambda: self._trick_has_value(trick))
-
-    def _number_seen(self, game: Game, seat: int, reading: Any, t: float, track: int) -> None:
-        seen = sure_card(reading)
-        seen_value = seen.value if seen is not None and seen.kind == "number" else None
-        played_by = self._played_this_round(game)
-        if seen_value is not None and played_by.get(seen_value) == seat:
-            self._seen_now(game).add(("number", seen_value))
-            self._known[track] = _Known(game.round_index, seen_value, seat)
-            return  # already played by this seat: the same card seen again
-        pending = self.plays.get(seat)
-        if pending is not None and pending.card == seen_value:
+        if isinstance(stands, ScoringCard):
+            late = self._late_row(game)
+            match = next((c for c in late if sure_card(c.reading) is not None
+                          and scoring_of(sure_card(c.reading)) == stands), None)  # type: ignore
+            if match is not None:
+                match.named = stands
+            else:
+                self.table.name("scoring", stands, t)
             return
-        card, options = narrow(reading, lambda c: _legal_number(game, c))
-        lying = next((p.card for p in game.trick_plays if p.seat == seat), None)
-        if lying is not None and ("number", lying) not in self._seen_now(game) and sum(
-                p for c, p in reading.candidates
-                if c.kind == "number" and c.value == lying) >= MAY_BE_ON_TABLE:
-            card = None  # may well be this seat's card of this trick, not seen since: ask
-        name = self._name(game, seat)
-        played = next((p.card for p in game.trick_plays if p.seat == seat), None)
-        if card is not None and played is not None and self._held(game):
-            # the trick in play was cleared while a person says its value card: this is the
-            # seat's card of the next trick, and it waits for that answer without a question
-            self.plays[seat] = _Pending(card, t, seat, asked=True, track=track)
+        seat = int(key.split(":")[3])
+        _check(game, CardPlayed(seat, stands))
+        self.table.name(seat, stands, t)
+
+    def _again_answered(self, card: Card, stands: Stands | None, game: Game,
+                        choice: str) -> None:
+        if stands is None or stands == card.counts_as:  # keep: this read is not asked again
+            card.reading = None
             return
-        if card is not None and played is not None:
-            fix = PlayCorrected(game.round_index, game.trick_index, seat, card, now_iso(),
-                                "a second card seen in this seat's place")
-            self.host.ask(f"{name} already played {played} in this trick; now {card} is there "
-                          "too. Which counts?", [
-                (f"card:{played}", str(played), lambda: None),
-                (f"card:{card}", str(card), self._correcting(fix)),
-            ])
-            return
-        if card is not None and pending is None:
-            self.plays[seat] = _Pending(card, t, seat, track=track)
-            return
-        if card is not None:  # a second card in one seat's place during one trick
-            self.host.ask(f"{name} has two cards out: {pending.card} and {card}. Which counts?", [
-                (f"card:{pending.card}", str(pending.card), lambda: None),
-                (f"card:{card}", str(card), self._set_play(seat, card, t, track)),
-            ])
-            return
-        if seen_value in played_by:
-            self.host.ask(f"Card {seen_value} in front of {name} was already played this "
-                          "round — a misread?", [("ignore", "Ignore it", lambda: None)])
-            return
-        trick = (game.round_index, game.trick_index)
-        self.host.ask(f"Which card did {name} play?", [
-            *((f"card:{c}", str(c), self._set_play(seat, c, t, track)) for c in options[:4]),
-            ("ignore", "Not a card / ignore", lambda: None),
-        ], moot=lambda: self._seat_has_played(trick, seat))
+        self._fixes.append(_Fix(_correction(game, card, stands), card, stands))
 
-    def _ask_whose(self, game: Game, reading: Any, t: float, zone: Any, track: int) -> None:
-        card, _ = narrow(reading, lambda c: _legal_number(game, c))
-        if card is None:
-            return  # an unplayable number card outside every place: not part of the game
-        seats = game.to_play()
-        self.host.ask(f"Card {card} lies outside every seat's place: whose is it?", [
-            *((f"seat:{s}", self._name(game, s), self._set_play(s, card, t, track))
-              for s in seats),
-            ("ignore", "Ignore it", lambda: None),
-        ])
+    # -- deciding --------------------------------------------------------------------------------
 
-    def _removed(self, game: Game, obs: Any, known: _Known | None) -> None:
-        seat, reading = obs.zone, obs.reading
-        pending = self.plays.get(seat) if isinstance(seat, int) else None
-        if pending is not None and reading.kind == "number" and pending.card == reading.value:
-            del self.plays[seat]  # taken back before it counted
-        if (known is not None and known.seat is not None and known.round == game.round_index
-                and game.trick_value is None
-                and any(p.seat == known.seat and p.card == known.card for p in game.trick_plays)):
-            self._play_taken_away(game, known.seat)
+    def decide(self, game: Game | None, t: float) -> list[Decision]:
+        """What follows from the table and the game now: one Apply (the referee applies it and
+        asks again), or the questions to ask and withdraw."""
+        if game is None or game.game_over:
+            return [Withdraw(k) for k in self._forget_all()]
+        self._bind_seen_again(game)
+        step = self._next(game, t)
+        if step is not None:
+            return [step]
+        needed = {q.key: q for q in self._questions(game, t)}
+        out: list[Decision] = []
+        for key in list(self.asked):
+            if key not in needed:
+                del self.asked[key]
+                out.append(Withdraw(key))
+        for key, q in needed.items():
+            if self.asked.get(key) != q:
+                self.asked[key] = q
+                out.append(Ask(q))
+        return out
 
-    def _play_taken_away(self, game: Game, seat: int) -> None:
-        """A card of the trick in play left the table before the trick had its value card.
-        Once every card of a complete trick is gone, the trick was cleared: its value card was
-        revealed and the camera missed it. Nothing is scored on a guess: a person says which."""
-        trick = (game.round_index, game.trick_index)
-        gone = self._cleared.setdefault(trick, set())
-        gone.add(seat)
-        if (game.to_play() or trick in self._value_asked
-                or not {p.seat for p in game.trick_plays} <= gone
-                or any(not p.card.is_zero for p in self.scoring)):  # its value card is due
-            return
-        self._value_asked.add(trick)
-        options = [c for c in game.remaining_scoring() if not c.is_zero]
+    def _forget_all(self) -> list[str]:
+        keys = list(self.asked)
+        self.asked.clear()
+        return keys
 
-        def valued() -> bool:
-            now = self._moved_on(trick)
-            return now is None or now.trick_value is not None
-
-        self.host.ask(
-            "This trick's cards were taken away before the camera saw its scoring card. "
-            "Which was it?",
-            [(f"scoring:{c}", str(c), self._reveal(c)) for c in options], moot=valued)
-
-    def _held(self, game: Game) -> bool:
-        """The trick in play was cleared without its value card: reveals seen since wait."""
-        return ((game.round_index, game.trick_index) in self._value_asked
-                and game.trick_value is None)
-
-    # -- turning sightings into events -----------------------------------------------------------
-
-    def settle(self, t: float | None = None) -> list[Any]:
-        """Apply what is certain and in order; ask about what waits too long."""
-        t = self.now if t is None else t
-        game = self.host.game
-        tricks: list[Any] = []
-        if game is None:
-            return tricks
-        if self.scoring and t - self.scoring[-1].t >= SCORING_SETTLE_S and not self._held(game):
-            batch = sorted(self.scoring, key=lambda p: not p.card.is_zero)  # zeros first
-            self.scoring = []
-            # a card a person already named (the camera saw it late) is no new reveal
-            batch = [p for p in batch if p.card not in game.revealed]
-            for pending in batch:
-                tricks += self._apply_pending(ScoringRevealed(pending.card), pending)
-        progressed = True
-        while progressed and not game.game_over:
-            progressed = False
-            for seat in game.to_play():
-                pending = self.plays.pop(seat, None)
-                if pending is not None:
-                    tricks += self._apply_pending(CardPlayed(seat, pending.card), pending)
-                    progressed = True
-                    break
-        self._ask_about_waiting(game, t)
-        return tricks
-
-    def _seen_now(self, game: Game) -> set[Any]:
-        """The cards seen on the table this round ((kind, card) pairs)."""
-        if self._seen_round != game.round_index:
-            self._seen, self._seen_round = set(), game.round_index
-        return self._seen
-
-    def _apply_pending(self, event: ScoringRevealed | CardPlayed, pending: _Pending
-                       ) -> list[Any]:
-        """Apply a sighting's event; its physical card then stands for it."""
-        game = self.host.game
-        if game is None:
-            return []
-        kind = "scoring" if isinstance(event, ScoringRevealed) else "number"
-        seen, known = self._seen_now(game), _Known(game.round_index, event.card, pending.seat)
-        tricks = self._apply(event)
-        if tricks is None:
-            return []
-        seen.add((kind, event.card))
-        if pending.track >= 0:
-            self._known[pending.track] = known
-        return tricks
-
-    def _apply(self, event: Any) -> list[Any] | None:
-        """Apply an event through the referee: the trick it completed (a list of at most one),
-        or None when the rules refuse it (a person is told)."""
-        try:
-            trick = self.host.apply_event(event)
-        except RuleError as err:
-            self.host.ask(f"The camera saw something the rules refuse: {err.detail}",
-                          [("ignore", "OK", lambda: None)])
-            return None
-        return [trick] if trick is not None else []
-
-    def _ask_about_waiting(self, game: Game, t: float) -> None:
-        for seat, pending in list(self.plays.items()):
-            if pending.asked or t - pending.t < TURN_GRACE_S:
+    def _bind_seen_again(self, game: Game) -> None:
+        """A card lying in the row or in a seat's place that the game already counts (seen again
+        after a restart, or moved) stands for what it stands for: nothing new."""
+        r = game.round_index
+        for c in self.table.waiting():
+            if c.named is not None or c.reading is None:
                 continue
-            pending.asked = True
-            turn = ", ".join(self._name(game, s) for s in game.to_play()) or "nobody"
-            self.host.ask(
-                f"{self._name(game, seat)} played {pending.card} out of turn "
-                f"(waiting for {turn}).",
-                [("wait", f"Keep it, wait for {turn}", lambda: None),
-                 ("ignore", "Ignore the card", self._drop_play(seat))],
-                moot=lambda seat=seat, pending=pending: self.plays.get(seat) is not pending)
+            if c.in_row:
+                unbound = [s for s in game.revealed if not self._lying(r, s)]
+                if any(_probability(c.reading, s) >= MAY_BE_ON_TABLE
+                       or _is(sure_card(c.reading), s) for s in unbound):
+                    best = max(unbound, key=lambda s: _probability(c.reading, s))
+                    self.table.count(c, best, r, _trick_of_reveal(game, best), None)
+            elif isinstance(c.zone, int):
+                mine = _played_by(game, c.zone)
+                unbound = [n for n in mine if not self._lying(r, n, c.zone)]
+                if not unbound:
+                    continue
+                best = max(unbound, key=lambda n: _probability(c.reading, n))
+                in_trick = any(p.seat == c.zone and p.card == best for p in game.trick_plays)
+                if _is(sure_card(c.reading), best) or (
+                        in_trick and _probability(c.reading, best) >= MAY_BE_ON_TABLE) or (
+                        in_trick and c.reading.kind == "unknown"
+                        and _probability(c.reading, best) > 0.0):
+                    self.table.count(c, best, r, mine[best], c.zone)
+        # more scoring cards lay in the row at a restart than one reveal can be: last round's
+        # row, still lying there; none of them is a new reveal
+        at_start = [c for c in self.table if c.in_row and c.at_start and c.status != "counted"]
+        if len(at_start) > LEFTOVER_ROW:
+            for c in at_start:
+                if c.status == "waiting" and c.named is None:
+                    c.status = "ignored"
 
-    # -- choices ------------------------------------------------------------------------------
+    def _lying(self, r: int, stands: Stands, seat: int | None = None) -> bool:
+        c = self.table.standing_for(r, stands, seat)
+        return c is not None and c.present
 
-    def _add_scoring(self, card: ScoringCard, t: float, track: int) -> Callable[[], None]:
-        def choose() -> None:
-            self.scoring.append(_Pending(card, t, track=track))
-        return choose
+    def _next(self, game: Game, t: float) -> Apply | None:
+        """The next certain event, in the game's order."""
+        if self._fixes:
+            fix = self._fixes.pop(0)
+            return Apply(fix.event, fix.card.track, _learned(fix.card, fix.stands))
+        if game.trick_value is None:
+            step = self._reveal(game, t)
+            if step is not None:
+                return step
+        return self._play(game)
 
-    def _reveal(self, card: ScoringCard) -> Callable[[], None]:
-        def choose() -> None:
-            self._apply(ScoringRevealed(card))
-        return choose
+    def _row_due(self, game: Game, t: float) -> list[Card]:
+        """The waiting scoring cards of the reveal due, once settled (zeros first)."""
+        row = self.table.waiting("scoring")
+        if not row or (t - max(c.t for c in row) < SCORING_SETTLE_S - 1e-6
+                       and not any(c.named is not None for c in row)):
+            return []
+        # a person's answer first, then zeros (they lie across the value card: laid first)
+        return sorted(row, key=lambda c: (c.named is None, not _zero_read(c), c.order))
 
-    def _set_play(self, seat: int, card: int, t: float, track: int) -> Callable[[], None]:
-        def choose() -> None:
-            self.plays[seat] = _Pending(card, t, seat, asked=True, track=track)
-        return choose
+    def _reveal(self, game: Game, t: float) -> Apply | None:
+        for c in self._row_due(game, t):
+            card = self._certain_scoring(c, game)
+            if card is None or (c.named is None and self._late(c, game)):
+                return None
+            return Apply(ScoringRevealed(card), c.track, _learned(c, card))
+        return None
 
-    def _correcting(self, fix: PlayCorrected) -> Callable[[], None]:
-        def choose() -> None:
-            self._apply(fix)
-        return choose
+    def _play(self, game: Game) -> Apply | None:
+        turn = game.to_play()
+        for c in self.table.waiting():
+            if not isinstance(c.zone, int) or c.zone not in turn:
+                continue
+            if any(o.zone == c.zone and o.order < c.order for o in self.table.waiting()):
+                continue  # an earlier card of that seat comes first
+            card = self._certain_number(c, game, c.zone)
+            if card is not None:
+                return Apply(CardPlayed(c.zone, card), c.track, _learned(c, card))
+        return None
 
-    def _drop_play(self, seat: int) -> Callable[[], None]:
-        def choose() -> None:
-            self.plays.pop(seat, None)
-        return choose
-
-    # -- when a question answered itself --------------------------------------------------------
-
-    def _round_over(self, round_index: int) -> bool:
-        game = self.host.game
-        return game is None or game.game_over or game.round_index != round_index
-
-    def _moved_on(self, trick: tuple[int, int]) -> Game | None:
-        """The game in play if it is still in that (round, trick), else None."""
-        game = self.host.game  # read now: a correction replays the game into a new object
-        if game is None or game.game_over or (game.round_index, game.trick_index) != trick:
+    def _certain_scoring(self, c: Card, game: Game) -> ScoringCard | None:
+        if c.named is not None:
+            return c.named if isinstance(c.named, ScoringCard) and game.is_legal(
+                ScoringRevealed(c.named)) else None
+        if c.refused or c.reading is None:
             return None
-        return game
+        card, _ = narrow(c.reading, lambda cand: _legal_scoring(game, cand))
+        return card if isinstance(card, ScoringCard) else None
 
-    def _trick_has_value(self, trick: tuple[int, int]) -> bool:
-        """The trick asked about has its value card now (or is over): no scoring card is
-        missing from it any more."""
-        game = self._moved_on(trick)
-        return (game is None or game.trick_value is not None
-                or any(not p.card.is_zero for p in self.scoring))
+    def _certain_number(self, c: Card, game: Game, seat: int) -> int | None:
+        if c.named is not None:
+            return c.named if isinstance(c.named, int) and game.is_legal(
+                CardPlayed(seat, c.named)) else None
+        if c.refused or c.reading is None:
+            return None
+        card, _ = narrow(c.reading, lambda cand: _legal_number(game, seat, cand))
+        return card if isinstance(card, int) else None
 
-    def _seat_has_played(self, trick: tuple[int, int], seat: int) -> bool:
-        """The seat asked about has a card in that trick now (seen clearly, or chosen), or the
-        trick is over."""
-        game = self._moved_on(trick)
-        return game is None or seat in self.plays or any(p.seat == seat for p in game.trick_plays)
+    def _trick_cards(self, game: Game) -> list[Card]:
+        """The counted cards of the trick in play (the plays the game has for it)."""
+        r, k = game.round_index, game.trick_index
+        return [c for c in self.table.counted(r) if c.seat is not None and c.trick == k]
 
-    @staticmethod
-    def _name(game: Game, seat: int) -> str:
-        return game.setup.players[seat]
+    def _late(self, c: Card, game: Game) -> bool:
+        """Seen after the trick's cards were played (or taken away): it may be the next
+        trick's."""
+        plays = self._trick_cards(game)
+        if not plays:
+            return False
+        cleared = not any(p.present for p in plays)
+        return cleared or c.t > min(p.t for p in plays) + SCORING_LATE_S
+
+    def _late_row(self, game: Game) -> list[Card]:
+        return [c for c in self.table.waiting("scoring") if self._late(c, game)]
+
+    # -- questions ------------------------------------------------------------------------------
+
+    def _questions(self, game: Game, t: float) -> list[Question]:
+        out: list[Question] = []
+        if game.trick_value is None:
+            out += self._scoring_questions(game, t)
+        out += self._play_questions(game, t)
+        out += self._other_questions(game, t)
+        return [q for q in out if self._waved.get(q.key) != self.table.arrivals]
+
+    def _where(self, game: Game) -> tuple[int, int, str]:
+        r, k = game.round_index, game.trick_index
+        return r, k, f"trick {k + 1} of round {r + 1}"
+
+    def _scoring_questions(self, game: Game, t: float) -> list[Question]:
+        r, k, where = self._where(game)
+        remaining = game.remaining_scoring()
+        row = self._row_due(game, t)
+        first = row[0] if row else None
+        if first is not None and (first.named is None and self._late(first, game)):
+            ranked = _ranked(first.reading, remaining)
+            return [Question(
+                f"value:{r}:{k}",
+                f"Which scoring card was revealed in {where}? The camera saw one only after the "
+                f"trick's cards were played (read as {_read_as(first.reading)}).",
+                _choices(ranked, scoring=True), None, game.leader, r, k, first.track, "scoring")]
+        if first is not None and self._certain_scoring(first, game) is None:
+            why = _why(first, game, scoring=True)
+            return [Question(
+                f"card:{first.track}", f"Which scoring card was revealed in {where}?{why}",
+                _choices(_ranked(first.reading, remaining), scoring=True, none="Not a new "
+                         "scoring card"), None, game.leader, r, k, first.track, "scoring")]
+        plays = self._trick_cards(game)
+        waiting_plays = [c for c in self.table.waiting() if isinstance(c.zone, int)]
+        cleared = bool(plays) and not any(p.present for p in plays)
+        oldest = min([p.t for p in plays] + [c.t for c in waiting_plays], default=None)
+        if not row and oldest is not None and (cleared or t - oldest >= MISSING_GRACE_S):
+            leader = game.leader if game.leader is not None else 0
+            return [Question(
+                f"value:{r}:{k}",
+                f"Which scoring card did {_name(game, leader)} reveal in {where}? The camera "
+                "did not see it.", _choices([(s, 0.0) for s in remaining], scoring=True,
+                                            none="Not revealed yet"),
+                None, leader, r, k, None, "scoring")]
+        return []
+
+    def _play_questions(self, game: Game, t: float) -> list[Question]:
+        r, k, where = self._where(game)
+        out = []
+        turn = game.to_play()
+        waiting = [c for c in self.table.waiting() if isinstance(c.zone, int)]
+        for seat in turn:
+            mine = [c for c in waiting if c.zone == seat]
+            legal = sorted(game.playable_cards())
+            if mine:
+                c = mine[0]
+                if self._certain_number(c, game, seat) is None:
+                    why = _why(c, game, scoring=False)
+                    legal_now = [n for n in legal if game.is_legal(CardPlayed(seat, n))]
+                    out.append(Question(
+                        f"card:{c.track}", f"Which card did {_name(game, seat)} play in "
+                        f"{where}?{why}", _choices(_ranked(c.reading, legal_now), scoring=False,
+                                                   none="Not a card"),
+                        None, seat, r, k, c.track, "number"))
+                continue
+            later = [c for c in waiting if c.zone in _after(game, seat)]
+            plays = self._trick_cards(game)
+            cleared = bool(plays) and not any(p.present for p in plays)
+            if cleared or any(t - c.t >= TURN_GRACE_S for c in later):
+                # a card the camera sees in another place is an unlikely answer: offered last
+                elsewhere = {number_of(read) for c in later if (read := sure_card(c.reading))}
+                options = [n for n in legal if game.is_legal(CardPlayed(seat, n))]
+                options.sort(key=lambda n: n in elsewhere)
+                out.append(Question(
+                    f"play:{r}:{k}:{seat}",
+                    f"Which card did {_name(game, seat)} play in {where}? The camera did not "
+                    "see it.", _choices([(n, 0.0) for n in options], scoring=False,
+                                        none="Not played yet"),
+                    None, seat, r, k, None, "number"))
+        return out
+
+    def _other_questions(self, game: Game, t: float) -> list[Question]:
+        r, k, where = self._where(game)
+        out = []
+        turn = game.to_play()
+        for c in self.table:
+            if not c.present or c.reading is None:
+                continue
+            read = sure_card(c.reading)
+            if c.status == "counted" and c.round == r and read is not None:
+                now = scoring_of(read) if c.seat is None else number_of(read)
+                if now is not None and now != c.counts_as and c.counts_as is not None:
+                    place = ("in the scoring row" if c.seat is None
+                             else f"in front of {_name(game, c.seat)}")
+                    out.append(Question(
+                        f"again:{c.track}", f"The card {place} was counted as "
+                        f"{label(c.counts_as)} and now reads as {label(now)}. Which is it?",
+                        (Choice(choice_id(c.counts_as), label(c.counts_as)),
+                         Choice(choice_id(now), label(now))),
+                        None, c.seat, c.round, c.trick, c.track))
+                continue
+            if c.status != "waiting":
+                continue
+            if isinstance(c.zone, int) and c.zone not in turn and any(
+                    p.seat == c.zone for p in game.trick_plays) and t - c.t >= TURN_GRACE_S:
+                played = next(p.card for p in game.trick_plays if p.seat == c.zone)
+                if self._lying(r, played, c.zone):
+                    out.append(Question(
+                        f"two:{c.track}", f"{_name(game, c.zone)} has two cards out in {where}: "
+                        f"{played} counts. What is the other?",
+                        (Choice(f"card:{played}", f"{played}: keep it"),
+                         Choice("none", "The other is no card of this trick")),
+                        None, c.zone, r, k, c.track))
+            elif c.zone is None and read is not None and read.kind == "number":
+                out.append(Question(
+                    f"whose:{c.track}", f"Card {read.value} lies outside every seat's place: "
+                    "whose is it?", (*(Choice(f"seat:{s}", _name(game, s)) for s in turn),
+                                     Choice("none", "Nobody's: ignore it")),
+                    None, None, r, k, c.track))
+            elif (c.in_row and read is not None and read.kind == "number") or (
+                    isinstance(c.zone, int) and read is not None and read.kind == "scoring"):
+                what = "number card" if read.kind == "number" else "scoring card"
+                place = "the scoring row" if c.in_row else f"{_name(game, c.zone)}'s place"
+                out.append(Question(
+                    f"where:{c.track}", f"A {what} ({label(scoring_of(read) or read.value)}) "
+                    f"lies in {place}: please move it.", (Choice("ok", "OK"),), "ok",
+                    c.zone if isinstance(c.zone, int) else None, r, k, c.track))
+        return out
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _after(game: Game, seat: int) -> set[int]:
+    """The seats that play after `seat` in the trick in play and have not played yet (their card
+    on the table says `seat` played before them). None in the simultaneous variant."""
+    if game.setup.variant.simultaneous or game.leader is None:
+        return set()
+    order = [(game.leader + i) % game.n for i in range(game.n)]
+    played = {p.seat for p in game.trick_plays}
+    return {s for s in order[order.index(seat) + 1:] if s not in played}
+
+
+def _still_in(c: Card, game: Game) -> bool:
+    if c.round != game.round_index:
+        return True
+    if c.seat is None:
+        return c.counts_as in game.revealed
+    return c.counts_as in _played_by(game, c.seat)
+
+
+def _played_by(game: Game, seat: int) -> dict[int, int]:
+    """Number cards `seat` played this round -> the trick (0-based) they were played in."""
+    out = {p.card: t.index for t in game.tricks_this_round for p in t.plays if p.seat == seat}
+    out.update({p.card: game.trick_index for p in game.trick_plays if p.seat == seat})
+    return out
+
+
+def _trick_of_reveal(game: Game, card: ScoringCard) -> int:
+    for t in game.tricks_this_round:
+        if card in t.scoring:
+            return t.index
+    return game.trick_index
+
+
+def _reveal_index_trick(game: Game, correction: ScoringCorrected) -> int:
+    """The trick of the index-th reveal of the correction's round."""
+    count = 0
+    rounds = [*game.rounds]
+    tricks = rounds[correction.round].tricks if correction.round < len(rounds) else \
+        game.tricks_this_round
+    for t in tricks:
+        if count + len(t.scoring) > correction.index:
+            return t.index
+        count += len(t.scoring)
+    return game.trick_index
+
+
+def _correction(game: Game, card: Card, stands: Stands) -> RecordEvent:
+    from .store import now_iso
+
+    if card.seat is None:
+        assert isinstance(stands, ScoringCard)
+        revealed = list(game.revealed) if card.round == game.round_index else [
+            s for t in game.rounds[card.round].tricks for s in t.scoring]
+        index = revealed.index(card.counts_as) if card.counts_as in revealed else 0
+        return ScoringCorrected(card.round, index, stands, now_iso(), "the camera read it again")
+    assert isinstance(stands, int)
+    return PlayCorrected(card.round, card.trick, card.seat, stands, now_iso(),
+                         "the camera read it again")
+
+
+def _check(game: Game, event: CardPlayed | ScoringRevealed) -> None:
+    from .rules import RuleError
+
+    try:
+        game.check(event)
+    except RuleError as err:
+        raise AnswerError(str(err)) from err
+
+
+def _legal_scoring(game: Game, cand: CardId) -> ScoringCard | None:
+    card = scoring_of(cand)
+    return card if card is not None and card in game.remaining_scoring() else None
+
+
+def _legal_number(game: Game, seat: int, cand: CardId) -> int | None:
+    n = number_of(cand)
+    return n if n is not None and game.is_legal(CardPlayed(seat, n)) else None
+
+
+def _probability(reading: Reading | None, stands: Stands) -> float:
+    if reading is None:
+        return 0.0
+    for cand, p in reading.candidates:
+        if (scoring_of(cand) if isinstance(stands, ScoringCard) else number_of(cand)) == stands:
+            return p
+    return 0.0
+
+
+def _is(card: CardId | None, stands: Stands) -> bool:
+    if card is None:
+        return False
+    return (scoring_of(card) if isinstance(stands, ScoringCard) else number_of(card)) == stands
+
+
+def _zero_read(c: Card) -> bool:
+    if isinstance(c.named, ScoringCard):
+        return c.named.is_zero
+    read = sure_card(c.reading)
+    return read is not None and read.kind == "scoring" and read.value == 0
+
+
+def _ranked(reading: Reading | None, legal: list[Any]) -> list[tuple[Any, float]]:
+    """Every legal card, the reader's likelier ones first."""
+    return sorted(((s, _probability(reading, s)) for s in legal), key=lambda x: -x[1])
+
+
+def _choices(ranked: list[tuple[Any, float]], scoring: bool, none: str | None = None
+             ) -> tuple[Choice, ...]:
+    out = [Choice(choice_id(s), label(s)) for s, _ in ranked]
+    if none is not None:
+        out.append(Choice("none", none))
+    return tuple(out)
+
+
+def _read_as(reading: Reading | None) -> str:
+    if reading is None or not reading.candidates:
+        return "nothing"
+    cand, p = reading.candidates[0]
+    shown = scoring_of(cand) or number_of(cand)
+    return f"{label(shown)}, {p:.0%} sure" if shown is not None else "nothing"
+
+
+def _why(c: Card, game: Game, scoring: bool) -> str:
+    if c.refused:
+        return f" The camera's read was refused: {c.refused}."
+    read = sure_card(c.reading)
+    if read is not None:
+        shown = scoring_of(read) if scoring else number_of(read)
+        if shown is not None:
+            return f" The camera read {label(shown)}, which the rules do not allow now."
+    return f" The camera is not sure (best guess {_read_as(c.reading)})."
+
+
+def _name(game: Game, seat: int) -> str:
+    return game.setup.players[seat]
+
+
+def _learned(card: Card, stands: Stands) -> str | None:
+    """A card a person named that the camera saw: keep its crop under the right label."""
+    return card_label(stands) if card.named is not None and card.reading is not None else None

@@ -1,9 +1,11 @@
 """The referee: the one owner of the game state.
 
-Everything that wants a change (camera observations, buttons, web requests) puts a message on
-the referee's queue; one loop takes them one at a time, asks the rules (GameLog) whether the
-change is legal, appends what is accepted to the store, and publishes the new view to the hub
-(which the web page and the LEDs follow).
+Everything that wants a change (camera observations, buttons, web requests) puts a message on the
+referee's queue; one loop takes them one at a time. Camera sightings and people's answers go to
+the interpreter, a pure decider: what it decides to apply is checked by the rules (GameLog),
+appended to the store, then told to the subscribers (the record file, trick photos, kept crops:
+companion.keep); what it asks becomes a conflict. Each change publishes a new view to the hub,
+which the web page, the LEDs and the watchdog follow.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from .commands import (
@@ -32,11 +33,14 @@ from .commands import (
 )
 from .gamelog import GameLog
 from .hub import Hub
-from .interpreter import SCORING_SETTLE_S, TableInterpreter
-from .record import Correction, RecordEvent, Undo, dumps, header_line
+from .interpreter import SCORING_SETTLE_S, AnswerError, Apply, Ask, Interpreter, Question, Withdraw
+from .keep import Applied, Learned, Listener, Started
+from .record import Correction, PlayCorrected, RecordEvent, ScoringCorrected, Undo
 from .rules import Game, RuleError, Trick
 from .store import Store, now_iso
 from .views import snapshot
+
+MAX_STEPS = 200  # events one decision pass may apply (a whole trick caught up is ~10)
 
 
 @dataclass
@@ -44,14 +48,25 @@ class Conflict:
     """Something a person must decide; nothing is scored until then."""
 
     id: int
-    message: str
-    choices: list[tuple[str, str]]  # (choice id, label); the first is what OK means
-    actions: dict[str, Callable[[], None]] = field(default_factory=dict, repr=False)
-    moot: Callable[[], bool] | None = field(default=None, repr=False)  # the game answered it
+    question: Question
+    image: bytes | None = None  # JPEG of the card's crop, where the question is about a card
+
+    @property
+    def key(self) -> str:
+        return self.question.key
+
+    @property
+    def ok(self) -> str | None:
+        """The choice the table's OK button confirms (None: answer on the phone)."""
+        return self.question.ok
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "message": self.message,
-                "choices": [{"id": c, "label": label} for c, label in self.choices]}
+        q = self.question
+        return {"id": self.id, "key": q.key, "message": q.message,
+                "choices": [{"id": c.id, "label": c.label} for c in q.choices],
+                "ok": q.ok, "seat": q.seat, "round": q.round, "trick": q.trick,
+                "any_card": q.any_card,
+                "image": f"/api/conflicts/{self.id}.jpg" if self.image else None}
 
 
 class Referee:
@@ -60,32 +75,35 @@ class Referee:
         store: Store,
         hub: Hub | None = None,
         *,
-        record_path: str | Path | None = None,
-        photo_dir: str | Path | None = None,
-        indicators: Any = None,
         on_view: Callable[[dict[str, Any]], None] | None = None,
+        indicators: Any = None,
     ) -> None:
         self.store = store
         self.hub = hub or Hub()
-        self.record_path = Path(record_path) if record_path else None
-        self.photo_dir = Path(photo_dir) if photo_dir else None
         self.indicators = indicators  # hardware.Indicators: the LEDs render every view
         self.on_view = on_view
         self.on_idle: Callable[[], None] | None = None  # called each loop turn (watchdog)
+        self.listeners: list[Listener] = []
         self.queue: queue.Queue[Any] = queue.Queue()
         self.game_id: int | None = None
         self.log: GameLog | None = None
         self.conflicts: list[Conflict] = []
         self.camera_ok: bool | None = None  # None: no camera in use
         self.message = ""
-        self.interpreter = TableInterpreter(self)
+        self.interpreter = Interpreter()
         self.last_frame: Any = None
+        self.last_t = 0.0
         self.trick_scored_at: float | None = None  # monotonic time of the last scored trick
+        self._crops: dict[int, Any] = {}  # track -> the card's context crop (BGR)
         self._conflict_ids = 0
         self._published: dict[str, Any] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.resume()
+
+    def subscribe(self, listener: Listener) -> None:
+        """`listener` hears of every accepted event (Applied) and every named card (Learned)."""
+        self.listeners.append(listener)
 
     # -- entry points for other threads ---------------------------------------------------------
 
@@ -141,16 +159,13 @@ class Referee:
                 self.handle(message)
             except (CommandError, RuleError, ValueError) as err:
                 self.message = str(err)
-        self._withdraw_moot()
         self.publish()
         return True
 
     def handle(self, command: Any) -> Any:
         match command:
             case Seen(changes=changes, t=t, frame=frame):
-                if frame is not None:
-                    self.last_frame = frame
-                return self.interpreter.on_changes(changes, t)
+                return self._seen(changes, t, frame)
             case CameraStatus(ok=ok, detail=detail):
                 self.camera_ok = ok
                 self.message = detail
@@ -158,24 +173,86 @@ class Referee:
             case NewGame(setup=setup):
                 return self._new_game(setup)
             case ManualEvent(event=event):
-                return self._apply(event)
+                return self._by_hand(event)
             case Correct(correction=correction):
-                return self._apply(correction)
+                return self._correct(correction)
             case AddNote(note=note):
                 return self._apply(note)
             case Resolve(conflict_id=cid, choice=choice):
                 return self._resolve(cid, choice)
             case ButtonPress(button="ok"):
-                if self.conflict is not None:
-                    return self._resolve(self.conflict.id, self.conflict.choices[0][0])
-                return None
+                return self._ok_button()
             case ButtonPress(button="undo"):
-                return self._apply(Undo(at=now_iso(), why="undo button"))
+                return self._correct(Undo(at=now_iso(), why="undo button"))
             case Finish():
                 return self._finish()
             case Flush():
-                return self.interpreter.settle(self.interpreter.now + SCORING_SETTLE_S)
+                return self._decide(self.last_t + SCORING_SETTLE_S + 0.01)
         raise CommandError(f"unknown command {type(command).__name__}")
+
+    # -- what the camera saw ----------------------------------------------------------------------
+
+    def _seen(self, changes: tuple[Any, ...], t: float, frame: Any) -> list[Trick]:
+        self.last_t = t
+        if frame is not None:
+            self.last_frame = frame
+            self._keep_crops(changes, frame)
+        if changes:
+            self.interpreter.seen(changes, t)
+        return self._decide(t)
+
+    def _keep_crops(self, changes: tuple[Any, ...], frame: Any) -> None:
+        """The crop of each card that appeared: shown with a question about it, and kept when a
+        person names it."""
+        from vision.teach import context_crop
+
+        for change in changes:
+            if change.kind == "appeared":
+                self._crops[change.observation.track] = context_crop(frame,
+                                                                     change.observation.quad)
+        if len(self._crops) > 256:  # only cards of the last few tricks can still be asked about
+            for track in sorted(self._crops)[:-128]:
+                del self._crops[track]
+
+    def _decide(self, t: float) -> list[Trick]:
+        """Let the interpreter decide, apply what it decided, until nothing more follows."""
+        tricks: list[Trick] = []
+        for _ in range(MAX_STEPS):
+            applied = False
+            for decision in self.interpreter.decide(self.game, t):
+                match decision:
+                    case Apply():
+                        trick = self._apply_decision(decision)
+                        applied = True  # applied or refused: the next pass follows from it
+                        if isinstance(trick, Trick):
+                            tricks.append(trick)
+                    case Ask(question=q):
+                        self._ask(q)
+                    case Withdraw(key=key):
+                        self.conflicts = [c for c in self.conflicts if c.key != key]
+            if not applied:
+                break
+        return tricks
+
+    def _apply_decision(self, decision: Apply) -> Trick | None | bool:
+        """Apply what the interpreter decided: the trick it completed or None; False when the
+        rules refused it (the interpreter then asks)."""
+        game = self.game
+        where = (game.round_index, game.trick_index) if game is not None else (0, 0)
+        try:
+            trick = self._apply(decision.event, self.last_frame)
+        except RuleError as err:
+            self.interpreter.refused(decision, err.detail)
+            return False
+        self.interpreter.applied(decision, *where)
+        if decision.learn is not None and decision.track is not None:
+            self._learned(decision.track, decision.learn)
+        return trick
+
+    def _learned(self, track: int, label: str) -> None:
+        crop = self._crops.get(track)
+        if crop is not None and self.game_id is not None:
+            self._tell(Learned(self.game_id, label, crop))
 
     # -- game changes -----------------------------------------------------------------------------
 
@@ -186,101 +263,113 @@ class Referee:
             self.game_id, self.log = game_id, self.store.load(game_id)
         self.publish()
 
-    def _new_game(self, setup) -> int:
+    def _new_game(self, setup: Any) -> int:
         if self.game_id is not None:
             self.store.finish(self.game_id)
         self.game_id = self.store.new_game(setup)
         self.log = GameLog(setup)
         self.conflicts = []
-        self.interpreter = TableInterpreter(self)
-        self.rewrite_record()
+        self.interpreter = Interpreter()
         self.message = "new game: " + ", ".join(setup.players)
+        self._tell(Started(self.game_id))
         return self.game_id
 
-    def _apply(self, event: RecordEvent) -> Trick | None:
-        """Rules first, then the durable log: a refused event changes nothing anywhere."""
+    def _apply(self, event: RecordEvent, frame: Any = None) -> Trick | None:
+        """Rules first, then the durable log, then the subscribers: a refused event changes
+        nothing anywhere. `frame`: what the camera saw (a trick scored from it keeps it as its
+        photo; a trick entered by hand has none)."""
         if self.log is None or self.game_id is None:
             raise CommandError("no game in play: start one first")
         trick = self.log.apply(event)
         self.store.append(self.game_id, event)
-        if self.record_path:
-            with self.record_path.open("a", encoding="utf-8") as handle:
-                handle.write(dumps(event) + "\n")
         if trick is not None:
             self.trick_scored_at = time.monotonic()
-            self._keep_photo(trick)
         elif isinstance(event, Correction):  # nothing was just scored: no flash to show
             self.trick_scored_at = None
         if self.log.game.game_over:
             self.store.finish(self.game_id)
         self.message = ""
+        self._tell(Applied(self.game_id, event, trick, frame if trick else None))
         return trick
 
-    def rewrite_record(self) -> None:
-        """Write the whole record of the game in play to --record (also after a restart)."""
-        if self.record_path is None or self.game_id is None:
-            return
-        lines = [header_line(), *(dumps(e) for e in self.store.events(self.game_id))]
-        self.record_path.parent.mkdir(parents=True, exist_ok=True)
-        self.record_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    def _tell(self, notice: Any) -> None:
+        for listener in self.listeners:
+            listener(notice)
+
+    def _by_hand(self, event: Any) -> Trick | None:
+        """A reveal or play entered by a person: the camera's cards that show it are tied to it."""
+        trick = self._apply(event)
+        self._decide(self.last_t)
+        return trick
+
+    def _correct(self, correction: Correction) -> Trick | None:
+        trick = self._apply(correction)
+        game = self.game
+        if game is not None and isinstance(correction, Undo):
+            self.interpreter.undone(game)
+        elif game is not None and isinstance(correction, PlayCorrected | ScoringCorrected):
+            kept = self.interpreter.corrected(correction, game)
+            if kept is not None and kept.track is not None and kept.learn is not None:
+                self._learned(kept.track, kept.learn)
+        self._decide(self.last_t)
+        return trick
 
     @property
     def game(self) -> Game | None:
         return self.log.game if self.log else None
-
-    def apply_event(self, event: RecordEvent) -> Trick | None:
-        return self._apply(event)
-
-    def _keep_photo(self, trick: Trick) -> None:
-        """Every scored trick keeps a photo of the table (evidence for disputes)."""
-        if self.photo_dir is None or self.last_frame is None or self.game_id is None:
-            return
-        import cv2  # only a referee with a camera needs OpenCV
-
-        relative = Path(str(self.game_id)) / f"r{trick.round + 1}-t{trick.index + 1}.jpg"
-        path = self.photo_dir / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if cv2.imwrite(str(path), self.last_frame, [cv2.IMWRITE_JPEG_QUALITY, 85]):
-            self.store.add_photo(self.game_id, trick.round, trick.index, relative.as_posix())
 
     def _finish(self) -> None:
         if self.game_id is None:
             raise CommandError("no game in play")
         self.store.finish(self.game_id)
         self.game_id, self.log, self.conflicts = None, None, []
+        self.interpreter = Interpreter()
 
     # -- conflicts ------------------------------------------------------------------------------
 
-    def ask(self, message: str, choices: list[tuple[str, str, Callable[[], None]]],
-            moot: Callable[[], bool] | None = None) -> None:
-        """Queue a question for a person: status amber, web banner, OK button = first choice.
-        `moot` says when the question no longer needs an answer (the camera saw the card
-        clearly after all, or the game moved on): it is then withdrawn."""
+    def _ask(self, question: Question) -> None:
+        """Show a question (a new one, or a new version of one already shown)."""
+        image = None
+        if question.track is not None and question.track in self._crops:
+            import cv2
+
+            ok, data = cv2.imencode(".jpg", self._crops[question.track],
+                                    [cv2.IMWRITE_JPEG_QUALITY, 85])
+            image = data.tobytes() if ok else None
+        for c in self.conflicts:
+            if c.key == question.key:  # the same question, said better: it keeps its id
+                c.question, c.image = question, image or c.image
+                return
         self._conflict_ids += 1
-        self.conflicts.append(Conflict(
-            self._conflict_ids, message, [(c, label) for c, label, _ in choices],
-            {c: action for c, _, action in choices}, moot,
-        ))
-
-    def _withdraw_moot(self) -> None:
-        self.conflicts = [c for c in self.conflicts if c.moot is None or not c.moot()]
-
-    raise_conflict = ask
+        self.conflicts.append(Conflict(self._conflict_ids, question, image))
 
     @property
     def conflict(self) -> Conflict | None:
         """The question shown now (the oldest one waiting)."""
         return self.conflicts[0] if self.conflicts else None
 
+    def conflict_image(self, conflict_id: int) -> bytes | None:
+        return next((c.image for c in self.conflicts if c.id == conflict_id), None)
+
     def _resolve(self, conflict_id: int, choice: str) -> None:
-        conflict = self.conflict
-        if conflict is None or conflict.id != conflict_id:
+        conflict = next((c for c in self.conflicts if c.id == conflict_id), None)
+        if conflict is None or self.game is None:
             raise CommandError("that question was already answered")
-        if choice not in conflict.actions:
-            raise CommandError(f"{choice!r} is not one of the choices")
-        self.conflicts.pop(0)
-        conflict.actions[choice]()
-        self.interpreter.settle()
+        try:
+            self.interpreter.answer(conflict.key, choice, self.game, self.last_t)
+        except AnswerError as err:
+            raise CommandError(str(err)) from err
+        self.conflicts = [c for c in self.conflicts if c.id != conflict_id]
+        self._decide(self.last_t)
+
+    def _ok_button(self) -> None:
+        conflict = self.conflict
+        if conflict is None:
+            return None
+        if conflict.ok is None:
+            self.message = "answer the question on a phone: the OK button cannot"
+            return None
+        return self._resolve(conflict.id, conflict.ok)
 
     # -- the view ---------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from typing import Any
 from .commands import ButtonPress, Flush, NewGame
 from .config import Config
 from .hub import Hub
+from .keep import CorrectionCrops, RecordMirror, TrickPhotos
 from .record import RecordError, iter_lines, parse_event
 from .referee import Referee
 from .rules import GameStarted
@@ -91,10 +92,12 @@ class Companion:
         self.store = Store(cfg.db_path)
         self.hub = Hub()
         self.indicators = self._indicators()
-        self.referee = Referee(
-            self.store, self.hub, record_path=options.record, photo_dir=cfg.photo_dir,
-            indicators=self.indicators,
-        )
+        self.referee = Referee(self.store, self.hub, indicators=self.indicators)
+        self.record = RecordMirror(options.record, self.store) if options.record else None
+        for listener in (self.record, TrickPhotos(cfg.photo_dir, self.store),
+                         CorrectionCrops(cfg.data_dir / "corrections")):
+            if listener is not None:
+                self.referee.subscribe(listener)
         self.buttons = self._buttons()
         self.pipeline = self._pipeline() if options.camera else None
         self.notifier = SystemdNotifier()
@@ -102,8 +105,8 @@ class Companion:
         self._server: Any = None
         if options.setup is not None:
             self._start_or_resume(read_setup(options.setup))
-        elif options.record is not None and self.referee.game_id is not None:
-            self.referee.rewrite_record()
+        elif self.record is not None:
+            self.record.rewrite(self.referee.game_id)
 
     # -- parts ------------------------------------------------------------------------------
 
@@ -147,7 +150,8 @@ class Companion:
         stays in the history)."""
         game = self.referee.game
         if game is not None and game.setup == setup and self._record_agrees():
-            self.referee.rewrite_record()
+            if self.record is not None:
+                self.record.rewrite(self.referee.game_id)
             return
         self.referee.call(NewGame(setup))
 

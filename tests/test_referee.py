@@ -1,5 +1,5 @@
-"""The referee: one loop, rules first, durable log, conflicts; camera sightings narrowed by
-what the game knows."""
+"""The referee: one loop, rules first, durable log, subscribers, conflicts; camera sightings
+narrowed by what the game knows (the interpreter's own cases: test_interpreter.py)."""
 
 from __future__ import annotations
 
@@ -19,13 +19,12 @@ from companion.commands import (
     Seen,
 )
 from companion.hub import Hub
+from companion.keep import CorrectionCrops, RecordMirror, TrickPhotos
 from companion.record import PlayCorrected, Undo
 from companion.referee import Referee
 from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
 from companion.store import Store
-from vision.cards import CardId
-from vision.read import Reading
-from vision.watch import Change, Observation
+from vision.types import CardId, Change, Observation, Reading
 
 SETUP = GameStarted(("Ana", "Ben", "Cy"), 0)
 
@@ -33,7 +32,11 @@ SETUP = GameStarted(("Ana", "Ben", "Cy"), 0)
 @pytest.fixture
 def referee(tmp_path):
     store = Store(tmp_path / "game.db")
-    ref = Referee(store, Hub(), photo_dir=tmp_path / "photos", record_path=tmp_path / "rec.jsonl")
+    ref = Referee(store, Hub())
+    for listener in (RecordMirror(tmp_path / "rec.jsonl", store),
+                     TrickPhotos(tmp_path / "photos", store),
+                     CorrectionCrops(tmp_path / "corrections")):
+        ref.subscribe(listener)
     ref.call(NewGame(SETUP))
     yield ref
     store.close()
@@ -53,7 +56,7 @@ _tracks = iter(range(1, 1 << 30))
 
 def seen(zone, rd: Reading, kind: str = "appeared", track: int | None = None) -> Change:
     """A watcher change; each card is its own track (physical card) unless `track` says."""
-    quad = np.array([[0, 0], [10, 0], [10, 15], [0, 15]], np.float32)
+    quad = np.array([[20, 10], [40, 10], [40, 41], [20, 41]], np.float32)
     track = next(_tracks) if track is None else track
     return Change(kind, Observation(rd, quad, (5.0, 7.5), zone, 3, track), 0)
 
@@ -63,7 +66,7 @@ def sure(label: str) -> Reading:
 
 
 def feed(ref: Referee, t: float, *changes: Change) -> None:
-    ref.call(Seen(tuple(changes), t, np.zeros((72, 128, 3), np.uint8)))
+    ref.call(Seen(tuple(changes), t, np.full((72, 128, 3), 90, np.uint8)))
 
 
 def test_camera_plays_a_trick_with_a_photo(referee, tmp_path):
@@ -101,10 +104,12 @@ def test_narrowing_never_takes_a_card_below_the_readers_line(referee):
     # a misfit box read as a 4 at 0.68, the reader's line 0.9: nothing the game rules out
     # lifts it, so it is no reveal; the clear look at the card that follows is
     feed(referee, 0.0, seen("scoring", replace(reading(("scoring-4", 0.68), ("scoring-8", 0.02),
-                                                       kind="unknown"), line=0.9)))
-    assert referee.game.revealed == () and "Which scoring card" in referee.conflict.message
-    feed(referee, 0.5, seen("scoring", replace(sure("scoring-1"), line=0.9)))
-    feed(referee, 1.6)
+                                                       kind="unknown"), line=0.9), track=700))
+    feed(referee, 1.1)
+    assert referee.game.revealed == ()
+    assert "Which scoring card" in referee.conflict.question.message
+    feed(referee, 1.5, seen("scoring", replace(sure("scoring-1"), line=0.9), track=700))
+    feed(referee, 2.6)
     assert [str(c) for c in referee.game.revealed] == ["1"] and referee.conflict is None
     # what the game rules out does lift a read over the line: the 9 is gone, so it is the 6
     feed(referee, 2.0, seen(1, sure("number-1")), seen(2, sure("number-2")),
@@ -124,8 +129,12 @@ def test_a_read_its_corners_contradict_is_asked_about_not_taken(referee):
                      line=float("inf"))
     feed(referee, 1.0, seen(1, vetoed))
     assert referee.game.to_play == to_play  # nothing played
-    assert "Which card did Ben play?" in referee.conflict.message
-    assert ("card:20", "20") in referee.conflict.choices
+    conflict = referee.view()["conflict"]
+    assert "Which card did Ben play in trick 1" in conflict["message"]
+    assert conflict["choices"][0] == {"id": "card:20", "label": "20"}
+    assert conflict["seat"] == 1 and conflict["trick"] == 0 and conflict["ok"] is None
+    assert conflict["image"] == f"/api/conflicts/{conflict['id']}.jpg"
+    assert referee.conflict_image(conflict["id"])[:2] == b"\xff\xd8"  # the card's crop, JPEG
 
 
 def test_a_trick_cleared_before_its_value_card_was_seen_asks_which_it_was(referee):
@@ -143,7 +152,7 @@ def test_a_trick_cleared_before_its_value_card_was_seen_asks_which_it_was(refere
     feed(referee, 3.1, *(seen(s, sure(f"number-{c}"), "removed", track=200 + c)
                          for s, c in [(1, 21), (2, 31)]))
     conflict = referee.view()["conflict"]
-    assert "taken away before the camera saw its scoring card" in conflict["message"]
+    assert "Which scoring card did Ana reveal in trick 2" in conflict["message"]
     assert "scoring:5" not in [c["id"] for c in conflict["choices"]]
     feed(referee, 4.0, seen("scoring", sure("scoring-7")))
     feed(referee, 4.5, seen(2, sure("number-41"), track=302))  # Cy leads the next trick
@@ -163,9 +172,12 @@ def test_unsure_read_asks_and_nothing_is_scored(referee):
     feed(referee, 1.1, seen(1, reading(("number-17", 0.5), ("number-47", 0.4), kind="unknown")))
     assert referee.status == "attention" and referee.game.trick_plays == ()
     conflict = referee.view()["conflict"]
-    assert [c["id"] for c in conflict["choices"]] == ["card:17", "card:47", "ignore"]
+    ids = [c["id"] for c in conflict["choices"]]
+    assert ids[:2] == ["card:17", "card:47"] and ids[-1] == "none" and len(ids) == 50 + 1
     referee.call(Resolve(conflict["id"], "card:47"))
     assert referee.game.trick_plays[0].card == 47 and referee.status == "watching"
+    kept = list((referee_dir(referee) / "corrections").rglob("*.png"))
+    assert [k.name for k in kept] == ["number-47-1.png"]  # it joins the deck next time
     with pytest.raises(CommandError, match="already answered"):
         referee.call(Resolve(conflict["id"], "card:17"))
 
@@ -173,9 +185,10 @@ def test_unsure_read_asks_and_nothing_is_scored(referee):
 def test_a_question_the_camera_answers_later_is_withdrawn(referee):
     feed(referee, 0.0, seen("scoring", sure("scoring-5")))
     unsure = reading(("number-12", 0.3), ("number-22", 0.2), ("number-32", 0.1), kind="unknown")
-    feed(referee, 1.1, seen(1, unsure))
-    assert "Which card did Ben play?" in referee.conflict.message
-    feed(referee, 1.5, seen(1, unsure, "removed"), seen(1, sure("number-32")))  # a clear look
+    feed(referee, 1.1, seen(1, unsure, track=900))
+    assert "Which card did Ben play" in referee.conflict.question.message
+    feed(referee, 1.5, seen(1, unsure, "removed", track=900),
+         seen(1, sure("number-32"), track=900))  # a clear look at the same card
     assert referee.conflict is None and referee.game.trick_plays[0].card == 32
 
 
@@ -192,7 +205,7 @@ def test_an_unrelated_question_stays(referee):
     feed(referee, 0.0, seen("scoring", sure("scoring-5")))
     feed(referee, 1.1, seen(1, reading(("number-12", 0.3), ("number-22", 0.2), kind="unknown")))
     feed(referee, 1.2, seen(2, sure("number-40")))  # Cy's card waits for Ben's
-    assert "Which card did Ben play?" in referee.conflict.message
+    assert "Which card did Ben play" in referee.conflict.question.message
     assert referee.view()["waiting"] == 1
 
 
@@ -206,8 +219,8 @@ def test_a_scoring_card_read_again_as_another_asks_instead_of_revealing(referee)
     feed(referee, 3.5)
     assert [str(c) for c in referee.game.revealed] == ["9"]  # no new reveal on a re-read
     conflict = referee.view()["conflict"]
-    assert "read as 9 now looks like 6" in conflict["message"]
-    referee.call(Resolve(conflict["id"], "fix:6"))  # it was the 6: a correction, replayed
+    assert "counted as 9 and now reads as 6" in conflict["message"]
+    referee.call(Resolve(conflict["id"], "scoring:6"))  # it was the 6: a correction, replayed
     assert [str(c) for c in referee.game.revealed] == ["6"]
     assert referee.game.balances == [6, -6, 0]  # the 3 (Ana) high, the 1 (Ben) low
 
@@ -237,20 +250,22 @@ def test_a_card_of_the_last_round_read_again_while_cleared_is_nothing(tmp_path):
     store.close()
 
 
-def test_a_play_read_again_as_another_keeps_it_on_ok(referee):
+def test_ok_button_answers_nothing_without_a_single_sure_proposal(referee):
     feed(referee, 0.0, seen("scoring", sure("scoring-4")))
     feed(referee, 1.1, seen(1, sure("number-19"), track=2))
     feed(referee, 2.0, seen(1, sure("number-19"), "removed", track=2),
          seen(1, sure("number-16"), track=2))
-    assert "read as 19 now looks like 16" in referee.conflict.message
-    referee.call(ButtonPress("ok"))  # the first choice: keep what was recorded
-    assert referee.game.trick_plays[0].card == 19 and referee.conflict is None
+    assert "counted as 19 and now reads as 16" in referee.conflict.question.message
+    referee.call(ButtonPress("ok"))  # two proposals: the button only points at the phone
+    assert referee.conflict is not None and "phone" in referee.message
+    assert referee.game.trick_plays[0].card == 19
 
 
-def test_ok_button_takes_the_first_choice(referee):
-    feed(referee, 0.0, seen(1, reading(("number-17", 0.45), ("number-47", 0.4), kind="unknown")))
+def test_ok_button_confirms_a_single_proposal(referee):
+    feed(referee, 0.0, seen("scoring", sure("number-20")))  # a number card in the row
+    assert referee.conflict.ok == "ok"
     referee.call(ButtonPress("ok"))
-    assert referee.conflict is None and referee.game.trick_plays[0].card == 17
+    assert referee.conflict is None and referee.game.revealed == ()
 
 
 def test_out_of_turn_card_waits_then_asks(referee):
@@ -260,17 +275,23 @@ def test_out_of_turn_card_waits_then_asks(referee):
     feed(referee, 2.0, seen(1, sure("number-10")))  # Ben's card: both go in, in turn order
     assert [p.seat for p in referee.game.trick_plays] == [1, 2]
     feed(referee, 3.0, seen(1, sure("number-11")))  # Ben again: a second card in one trick
+    feed(referee, 6.5)
     conflict = referee.view()["conflict"]
-    assert "Ben already played 10" in conflict["message"]
-    referee.call(Resolve(conflict["id"], "card:11"))  # the 11 counts: a correction event
-    assert [p.card for p in referee.game.trick_plays] == [11, 30]
-    assert isinstance(referee.store.events(referee.game_id)[-1], PlayCorrected)
+    assert "Ben has two cards out" in conflict["message"]
+    referee.call(Resolve(conflict["id"], "none"))  # the 11 is no card of this trick
+    assert [p.card for p in referee.game.trick_plays] == [10, 30] and referee.conflict is None
 
 
-def test_late_card_asks_after_grace(referee):
-    feed(referee, 0.0, seen(0, sure("number-30")))  # Ana, but Ben leads
+def test_a_seat_not_seen_is_asked_after_the_grace(referee):
+    feed(referee, 0.0, seen("scoring", sure("scoring-2")))
+    feed(referee, 1.2, seen(2, sure("number-30")))  # Cy, but Ben (seat 1) leads
     feed(referee, 5.0)
-    assert "out of turn" in referee.conflict.message
+    conflict = referee.view()["conflict"]
+    assert "Which card did Ben play in trick 1 of round 1? The camera did not see it" in \
+        conflict["message"]
+    assert conflict["any_card"] == "number"
+    referee.call(Resolve(conflict["id"], "card:12"))
+    assert [p.card for p in referee.game.trick_plays] == [12, 30]
 
 
 def test_misread_already_played_card_is_not_scored(referee):
@@ -285,7 +306,15 @@ def test_misread_already_played_card_is_not_scored(referee):
 def test_card_outside_zones_asks_whose(referee):
     feed(referee, 0.0, seen(None, sure("number-20")))
     choices = [c["id"] for c in referee.view()["conflict"]["choices"]]
-    assert choices == ["seat:1", "ignore"]
+    assert choices == ["seat:1", "none"]
+
+
+def test_a_trick_entered_by_hand_keeps_no_photo(referee):
+    feed(referee, 0.0)  # a frame the camera saw (an empty table with a hand, say)
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    for seat, card in ((1, 5), (2, 6), (0, 7)):
+        referee.call(ManualEvent(CardPlayed(seat, card)))
+    assert referee.game.tricks_this_round and referee.store.photos(referee.game_id) == {}
 
 
 def test_refused_manual_event_changes_nothing(referee):
@@ -305,6 +334,10 @@ def test_corrections_and_undo_button(referee):
     referee.call(ButtonPress("undo"))
     assert referee.game.balances == [0, 0, 0] and len(referee.game.trick_plays) == 2
     assert isinstance(referee.store.events(referee.game_id)[-1], Undo)
+
+
+def referee_dir(referee: Referee):
+    return referee.store.path.parent
 
 
 def test_resume_after_restart(tmp_path):

@@ -1,0 +1,115 @@
+"""What the referee's decisions leave behind, each kept by a subscriber of its own.
+
+The referee appends every accepted event to the store (durably, first) and then tells its
+subscribers (`Referee.subscribe`): the game record file that `--record` mirrors, the photo of each
+scored trick, and the crops of the cards a person named at the table (they join the deck: see
+vision.teach). None of them can change the game.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .record import RecordEvent, dumps, header_line
+from .rules import Trick
+from .store import Store
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An event the referee accepted and stored."""
+
+    game_id: int
+    event: RecordEvent
+    trick: Trick | None      # the trick it completed
+    frame: Any = None        # the camera's newest frame (BGR), if there is a camera
+
+
+@dataclass(frozen=True)
+class Learned:
+    """A person named a card the camera saw: its crop and its right label."""
+
+    game_id: int
+    label: str
+    crop: Any                # BGR context crop (vision.teach.context_crop)
+
+
+@dataclass(frozen=True)
+class Started:
+    """A new game began."""
+
+    game_id: int
+
+
+Notice = Applied | Learned | Started
+Listener = Callable[[Notice], None]
+
+
+class RecordMirror:
+    """The game record file (`--record`), kept equal to the store: appended per event, written
+    whole (to a temporary file, then renamed) at a new game or a restart."""
+
+    def __init__(self, path: str | Path, store: Store) -> None:
+        self.path = Path(path)
+        self.store = store
+
+    def rewrite(self, game_id: int | None) -> None:
+        if game_id is None:
+            return
+        lines = [header_line(), *(dumps(e) for e in self.store.events(game_id))]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+    def __call__(self, notice: Notice) -> None:
+        if isinstance(notice, Started):
+            self.rewrite(notice.game_id)
+        elif isinstance(notice, Applied):
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(dumps(notice.event) + "\n")
+
+
+class TrickPhotos:
+    """Every scored trick keeps a photo of the table (evidence for "who played the 23?")."""
+
+    def __init__(self, folder: str | Path, store: Store) -> None:
+        self.folder = Path(folder)
+        self.store = store
+
+    def __call__(self, notice: Notice) -> None:
+        if not isinstance(notice, Applied) or notice.trick is None or notice.frame is None:
+            return
+        import cv2
+
+        trick = notice.trick
+        relative = Path(str(notice.game_id)) / f"r{trick.round + 1}-t{trick.index + 1}.jpg"
+        path = self.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if cv2.imwrite(str(path), notice.frame, [cv2.IMWRITE_JPEG_QUALITY, 85]):
+            self.store.add_photo(notice.game_id, trick.round, trick.index, relative.as_posix())
+
+
+class CorrectionCrops:
+    """The crops of cards people named: `<folder>/<game>/<label>-<n>.png`. The next start (or
+    `teach --add-corrections`) adds them to the deck."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+
+    def __call__(self, notice: Notice) -> None:
+        if not isinstance(notice, Learned) or notice.crop is None:
+            return
+        import cv2
+
+        folder = self.folder / str(notice.game_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        n = sum(1 for _ in folder.glob(f"{notice.label}-*.png")) + 1
+        cv2.imwrite(str(folder / f"{notice.label}-{n}.png"), notice.crop)
