@@ -74,6 +74,15 @@ class CameraStatus:
 
 
 @dataclass(frozen=True)
+class SetupNeeds:
+    """What the companion still needs before it can watch the table ("zones", ...): the web
+    page leads the host there."""
+
+    needs: tuple[str, ...] = ()
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class Flush:
     """Answered once every message before it was handled; settles what the camera saw."""
 

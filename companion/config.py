@@ -58,6 +58,16 @@ class Config:
         return self.zones or self.data_dir / "zones.json"
 
     @property
+    def deck_path(self) -> Path:
+        """The deck the reader uses: the configured one, else the one taught on the web page."""
+        return self.deck or self.data_dir / "deck.npz"
+
+    @property
+    def corrections_dir(self) -> Path:
+        """The crops of the cards people named at the table (they join the deck)."""
+        return self.data_dir / "corrections"
+
+    @property
     def db_path(self) -> Path:
         return self.data_dir / "tightrope.db"
 

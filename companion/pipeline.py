@@ -2,7 +2,9 @@
 
 It never touches the game: it only puts `Seen` and `CameraStatus` messages on the queue.
 A lost camera is reopened with back-off while the status LED shows red and the web page a
-banner; manual entry on the web page keeps working meanwhile.
+banner; manual entry on the web page keeps working meanwhile. Without a watcher (no seat zones
+drawn yet) it only keeps the newest frame, for the zones page; a watcher handed to it later
+(`watcher = ...`) takes the next frame.
 """
 
 from __future__ import annotations
@@ -101,16 +103,18 @@ class Pipeline:
             if frame is None:
                 return
             t = self.clock() - start if self.source.live else self.frames / self.source.fps
-            began = time.perf_counter()
-            try:
-                changes = self.watcher.feed(frame)
-            except Exception:  # one bad frame must not stop the camera: report, skip it
-                self._report_failure()
-                changes = []
-            self.busy_s += time.perf_counter() - began
+            watcher = self.watcher
             self.latest = frame
             self.frames += 1
-            self.put(Seen(tuple(changes), t, frame if changes else None))
+            if watcher is not None:
+                began = time.perf_counter()
+                try:
+                    changes = watcher.feed(frame)
+                except Exception:  # one bad frame must not stop the camera: report, skip it
+                    self._report_failure()
+                    changes = []
+                self.busy_s += time.perf_counter() - began
+                self.put(Seen(tuple(changes), t, frame if changes else None))
             if self.realtime and not self.source.live:
                 due = start + self.frames / (self.source.fps * self.speed)
                 wait = due - self.clock()

@@ -1,7 +1,7 @@
 """The web scoresheet: a Flask application factory with one blueprint per part.
 
 `create_app` only reads the referee (its hub, its game) and the store, and sends the referee
-commands; it never changes the game itself (DESIGN.md: one state owner).
+commands; it never changes the game itself (the referee is the one state owner).
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ class WebContext:
     camera: Any = None
     teach_dir: Path | None = None
     zones_path: Path | None = None
+    on_zones_saved: Any = None   # () -> None: the companion watches with the new zones
+    on_deck_taught: Any = None   # (deck path) -> None: the companion reads with the new deck
     max_streams: int = 64
     heartbeat: float = 15.0
     call_timeout: float = 10.0
@@ -48,7 +50,8 @@ class WebContext:
 def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore,
                camera: Any = None, teach_dir: Path | None = None, testing: bool = False,
                zones_path: Path | None = None, max_streams: int = 64,
-               heartbeat: float = 15.0) -> Flask:
+               heartbeat: float = 15.0, on_zones_saved: Any = None,
+               on_deck_taught: Any = None) -> Flask:
     """The web app. `zones_path` defaults to zones.json in the data dir (photo_dir's parent);
     `max_streams` caps live SSE connections (keep it below the server's thread count)."""
     app = Flask(__name__)
@@ -67,7 +70,7 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
         referee, store, photo_dir, pin_store, camera,
         Path(teach_dir) if teach_dir else None,
         Path(zones_path) if zones_path else photo_dir.parent / "zones.json",
-        max_streams, heartbeat,
+        on_zones_saved, on_deck_taught, max_streams, heartbeat,
     )
     from . import api, camera_setup, pages
 

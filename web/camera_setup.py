@@ -16,7 +16,7 @@ from .guard import BadInput, NotFound, Refused, host_only, is_host, json_body, t
 
 bp = Blueprint("camera_setup", __name__)
 
-# DESIGN.md's teach-folder names, in the order the wizard asks for them.
+# the teach-folder names (docs/teach.md), in the order the wizard asks for them.
 TEACH_CARDS = ([f"number-{n}" for n in range(1, 51)] + [f"scoring-{v}" for v in range(1, 10)]
                + ["scoring-0-blue", "scoring-0-red"])
 MAX_COORD = 10_000
@@ -139,10 +139,14 @@ def teach_run() -> Response:
             raise Refused("teaching is already running")
         job.running, job.result = True, ""
 
+    taught = ctx().on_deck_taught
+
     def work() -> None:
         try:
             code = teach_main(str(folder), str(deck))
-            job.result = (f"deck written to {deck}; set paths.deck to it and restart"
+            if code == 0 and taught is not None:
+                taught(deck)
+            job.result = ("the deck is learned: the camera reads it from now on"
                           if code == 0 else f"teach failed (exit code {code}); see the log")
         except Exception as err:  # noqa: BLE001 - the page must learn what happened
             job.result = f"teach failed: {err}"
@@ -210,4 +214,7 @@ def save_zones() -> Response:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(zones), encoding="utf-8")
     os.replace(tmp, path)
+    saved = ctx().on_zones_saved
+    if saved is not None:
+        saved()  # the camera watches with them from the next frame
     return jsonify({"ok": True, "path": str(path), "zones": zones})
