@@ -238,24 +238,40 @@ def test_corrections_change_the_score(env: Env) -> None:
 
 
 def test_resolving_a_conflict_needs_the_pin(playing: Env) -> None:
-    chosen: list[str] = []
-    playing.referee.raise_conflict("Is that a 6 or a 9?", [
-        ("six", "It is a 6", lambda: chosen.append("six")),
-        ("nine", "It is a 9", lambda: chosen.append("nine")),
-    ])
-    playing.referee.publish()
+    from conftest import ask_about_a_card
+
+    playing.referee.call(NewGame(GameStarted(("Ana", "Ben", "Cy"))))
+    ask_about_a_card(playing.referee, 1, ("number-6", 0.5), ("number-9", 0.45))
     conflict = playing.client.get("/api/view").json["view"]["conflict"]
-    assert [c["id"] for c in conflict["choices"]] == ["six", "nine"]
-    body = {"conflict_id": conflict["id"], "choice": "nine"}
+    assert [c["id"] for c in conflict["choices"]][:2] == ["card:6", "card:9"]
+    assert conflict["seat"] == 1 and conflict["ok"] is None and conflict["any_card"] == "number"
+    image = playing.client.get(conflict["image"])
+    assert image.status_code == 200 and image.data[:2] == b"\xff\xd8"  # the card's crop
+    body = {"conflict_id": conflict["id"], "choice": "card:9"}
     assert playing.client.post("/api/resolve", json=body, headers=ORIGIN).status_code == 403
-    assert chosen == []
+    assert playing.referee.game.trick_plays == ()
     assert playing.client.post("/api/resolve", json={**body, "choice": "ten"},
                                headers=HOST).status_code == 409
     assert playing.client.post("/api/resolve", json={**body, "conflict_id": 99},
                                headers=HOST).status_code == 409
     assert playing.client.post("/api/resolve", json=body, headers=HOST).status_code == 200
-    assert chosen == ["nine"]
+    assert [p.card for p in playing.referee.game.trick_plays] == [9]
     assert playing.client.get("/api/view").json["view"]["conflict"] is None
+    assert playing.client.get(conflict["image"]).status_code == 404
+    assert playing.client.get("/api/conflicts/999.jpg").status_code == 404
+
+
+def test_any_card_the_rules_allow_may_answer(playing: Env) -> None:
+    from conftest import ask_about_a_card
+
+    playing.referee.call(NewGame(GameStarted(("Ana", "Ben", "Cy"))))
+    ask_about_a_card(playing.referee, 1, ("number-16", 0.4), ("number-19", 0.3))
+    conflict = playing.client.get("/api/view").json["view"]["conflict"]
+    body = {"conflict_id": conflict["id"], "choice": "card:51"}  # not in the deck
+    assert playing.client.post("/api/resolve", json=body, headers=HOST).status_code == 409
+    body["choice"] = "card:41"
+    assert playing.client.post("/api/resolve", json=body, headers=HOST).status_code == 200
+    assert [p.card for p in playing.referee.game.trick_plays] == [41]
 
 
 def test_login_session_and_logout(playing: Env) -> None:
@@ -672,6 +688,8 @@ def test_teach_run_uses_the_vision_teacher(tmp_path: Path, monkeypatch: pytest.M
     for name in TEACH_CARDS:
         cv2.imwrite(str(tmp_path / "teach" / f"{name}.png"), np.zeros((8, 8, 3), np.uint8))
     assert env.client.get("/api/teach").json["done"] == TEACH_CARDS
+    taught: list[Path] = []
+    env.app.extensions["tightrope"].on_deck_taught = taught.append  # the companion's hook
     response = env.client.post("/api/teach/run", json={}, headers=HOST)
     assert response.status_code == 200
     job = env.app.extensions["tightrope"].teach_job
@@ -680,7 +698,8 @@ def test_teach_run_uses_the_vision_teacher(tmp_path: Path, monkeypatch: pytest.M
             break
         time.sleep(0.01)
     assert calls == [(str(tmp_path / "teach"), str(tmp_path / "deck.npz"))]
-    assert "deck written" in env.client.get("/api/teach").json["job"]["result"]
+    assert "the camera reads it from now on" in env.client.get("/api/teach").json["job"]["result"]
+    assert taught == [tmp_path / "deck.npz"]  # read with it at once: no restart, no config
 
 
 def test_teach_run_needs_the_pin(env: Env) -> None:

@@ -41,6 +41,7 @@ from companion.store import now_iso
 from .guard import (
     BadInput,
     Forbidden,
+    NotFound,
     Refused,
     check_origin,
     flag,
@@ -99,6 +100,17 @@ def scoring_card(body: dict[str, Any], key: str = "card") -> ScoringCard:
 def view() -> Response:
     view_id, latest = ctx().referee.hub.latest()
     return jsonify({"id": view_id, "view": latest})
+
+
+@bp.get("/conflicts/<int:conflict_id>.jpg")
+def conflict_image(conflict_id: int) -> Response:
+    """The crop of the card a question is about (gone once the question is)."""
+    image = ctx().referee.conflict_image(conflict_id)
+    if image is None:
+        raise NotFound("no such question, or no picture for it")
+    response = Response(image, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/whoami")

@@ -81,23 +81,65 @@
     }
   }
 
+  // A question shows the card's crop, its likeliest answers as buttons, and a way to give any
+  // other card the rules allow; the table's OK button answers only a single sure proposal.
+  const SHOWN = 8;
+  function answer(conflict, choice) {
+    return post("/api/resolve", {conflict_id: conflict.id, choice: choice})
+      .then(() => toast("answered")).catch(() => {});
+  }
+
   function drawBanner(v) {
     const banner = $("banner");
     const choices = $("banner-choices");
+    const other = $("banner-other");
+    const crop = $("banner-crop");
     choices.replaceChildren();
+    other.hidden = true;
+    crop.hidden = true;
+    $("banner-ok").textContent = "";
     if (v.conflict) {
+      const c = v.conflict;
       banner.hidden = false;
       banner.dataset.kind = "conflict";
-      $("banner-text").textContent = v.conflict.message + (v.waiting > 1 ? ` (${v.waiting - 1} more waiting)` : "");
-      for (const choice of v.conflict.choices) {
-        choices.append(el("button", {type: "button", class: "choice", "data-choice": choice.id, text: choice.label,
-          onclick: () => post("/api/resolve", {conflict_id: v.conflict.id, choice: choice.id}).then(() => toast("answered")).catch(() => {})}));
+      $("banner-text").textContent = c.message + (v.waiting > 1 ? ` (${v.waiting - 1} more waiting)` : "");
+      if (c.image) {
+        crop.src = c.image;
+        crop.hidden = false;
       }
+      const cards = c.choices.filter((x) => x.id.startsWith("card:") || x.id.startsWith("scoring:"));
+      const others = c.choices.filter((x) => !cards.includes(x));
+      for (const choice of [...cards.slice(0, SHOWN), ...others]) {
+        choices.append(el("button", {type: "button", class: "choice", "data-choice": choice.id, text: choice.label,
+          onclick: () => answer(c, choice.id)}));
+      }
+      if (c.any_card) {
+        other.hidden = false;
+        const scoring = c.any_card === "scoring";
+        $("banner-card").parentElement.hidden = scoring;
+        $("banner-scoring").hidden = !scoring;
+        if (scoring) {
+          $("banner-scoring").replaceChildren(...cards.map((x) => el("option", {value: x.id, text: x.label})));
+        }
+        other.onsubmit = (e) => {
+          e.preventDefault();
+          const choice = scoring ? $("banner-scoring").value : "card:" + $("banner-card").value.trim();
+          answer(c, choice);
+        };
+      }
+      const ok = c.choices.find((x) => x.id === c.ok);
+      $("banner-ok").textContent = ok ? `The table's OK button answers "${ok.label}".`
+        : "Answer here: the table's OK button cannot answer this one.";
     } else if (v.status === "camera_lost") {
       banner.hidden = false;
       banner.dataset.kind = "camera";
       $("banner-text").textContent = "The camera is lost. Enter cards by hand below until it is back.";
       $("manual").open = true;
+    } else if (v.setup && v.setup.length) {
+      banner.hidden = false;
+      banner.dataset.kind = "setup";
+      $("banner-text").textContent = v.message || "Setup is not finished.";
+      choices.append(el("a", {class: "choice", href: v.setup.includes("zones") ? "/setup/zones" : "/setup", text: "Go to Setup"}));
     } else if (v.state && v.state.supply_short.length) {
       banner.hidden = false;
       banner.dataset.kind = "supply";
