@@ -1,4 +1,4 @@
-"""The exact rules of Tightrope (../shared/RULES.md R1-R15): pure Python, no I/O.
+"""The exact rules of Tightrope (docs/rules.md R1-R15): pure Python, no I/O.
 
 A `Game` applies events (`GameStarted`, `ScoringRevealed`, `CardPlayed`) one at a time, refuses
 anything the rules forbid with a typed `RuleError`, and answers what can happen now. Every score
@@ -24,7 +24,7 @@ class Colour(Enum):
 
 
 class RuleError(ValueError):
-    """An event the rules forbid. `rule` names the rule of RULES.md that it breaks."""
+    """An event the rules forbid. `rule` names the rule of docs/rules.md that it breaks."""
 
     rule = "R13"
 

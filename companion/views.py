@@ -1,4 +1,4 @@
-"""JSON views of a game: the `replay --json` result (DESIGN.md) and the state snapshot
+"""JSON views of a game: the `replay --json` result (docs/game-record.md) and the state snapshot
 (docs/state-snapshot.md) that the LEDs and the web page show."""
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ def round_json(rnd: Round) -> dict[str, Any]:
 
 
 def replay_json(game: Game) -> dict[str, Any]:
-    """Exactly DESIGN.md's `replay --json` object. A round still in play is listed too, with
-    `"complete": false` and its scores so far, so a partial record can be inspected."""
+    """Exactly the `replay --json` object of docs/game-record.md. A round still in play is
+    listed too, with `"complete": false` and its scores so far, so a partial record can be
+    inspected."""
     rounds = [round_json(r) for r in game.rounds]
     if not game.game_over and game.tricks_this_round:
         rounds.append({

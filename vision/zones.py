@@ -1,6 +1,7 @@
 """The zones file: one polygon per seat (clockwise = game-record seat order) and the scoring row.
 
-Format (DESIGN.md): ``{"seats": [[[x, y], ...], ...], "scoring": [[x, y], ...]}`` in frame pixels.
+Format (docs/config.md): ``{"seats": [[[x, y], ...], ...], "scoring": [[x, y], ...]}`` in frame
+pixels.
 """
 
 from __future__ import annotations

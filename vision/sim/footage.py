@@ -6,7 +6,7 @@ the table (a zero lies across half of the next value card), number cards in fron
 the table edge, laying or taking the card (the card appears under the hand), and leaving; then the
 table lies still for `hold_s` seconds.
 
-Output folder: frame_000000.jpg ... (name order = time order), zones.json (DESIGN.md format, in
+Output folder: frame_000000.jpg ... (name order = time order), zones.json (docs/config.md format, in
 frame px) and truth.jsonl (one line per action: the frame from which it is complete and the hand
 gone, and every card lying on the table then).
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -131,7 +131,7 @@ def _sector(c: np.ndarray, a0: float, a1: float, w: float, h: float) -> list[lis
 
 
 def table_layout(n_seats: int, size: Size = (1280, 720)) -> dict:
-    """Zones in the flat table plane: {"seats": [poly, ...], "scoring": poly} (DESIGN.md).
+    """Zones in the flat table plane: {"seats": [poly, ...], "scoring": poly} (docs/config.md).
 
     Seats are clockwise from the near (bottom) edge; each seat's zone is the sector of the frame
     around its place; the scoring row is a band through the middle (it wins where they overlap).
@@ -323,7 +323,8 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
                    seed: int = 0, cond: Conditions | None = None, size: Size = (1280, 720),
                    hold_s: float = 1.0, hand_s: float = 1.0, *, lead_in_s: float = 1.0,
                    card_px: float | None = None, jpeg_quality: int = 90,
-                   style: Edition = DEFAULT_STYLE) -> Path:
+                   style: Edition = DEFAULT_STYLE,
+                   progress: Callable[[int, int], None] | None = None) -> Path:
     """Write a whole game as frames + zones.json + truth.jsonl into out_dir; returns out_dir.
 
     Deterministic for a seed; skipped when out_dir already holds footage of the same inputs.
@@ -331,6 +332,7 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
     replaces `jpeg_quality` for the written frames; `style` prints the deck in another edition.
     At `fps` frames a second: lead_in_s of empty table, then per action hand_s of a hand coming
     in and out (the card appears, or vanishes, under it at mid-time), hold_s of a still table.
+    `progress(done, total)` hears of every action drawn (not called for footage already there).
     """
     out = Path(out_dir)
     cond = cond if cond is not None else Conditions(light_gradient=0.35, noise=2.0)
@@ -369,7 +371,9 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
     for _ in range(round(lead_in_s * fps)):
         emit([], [])
     lines = []
-    for action in actions:
+    for done_actions, action in enumerate(actions):
+        if progress is not None:
+            progress(done_actions, len(actions))
         before = [c.placement for c in table.cards]
         target, origin = table.apply(action)
         after = [c.placement for c in table.cards]
