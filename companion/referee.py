@@ -30,6 +30,7 @@ from .commands import (
     NewGame,
     Resolve,
     Seen,
+    SetupNeeds,
 )
 from .gamelog import GameLog
 from .hub import Hub
@@ -89,6 +90,7 @@ class Referee:
         self.log: GameLog | None = None
         self.conflicts: list[Conflict] = []
         self.camera_ok: bool | None = None  # None: no camera in use
+        self.setup_needs: tuple[str, ...] = ()  # what set-up is missing ("zones", ...)
         self.message = ""
         self.interpreter = Interpreter()
         self.last_frame: Any = None
@@ -168,6 +170,10 @@ class Referee:
                 return self._seen(changes, t, frame)
             case CameraStatus(ok=ok, detail=detail):
                 self.camera_ok = ok
+                self.message = detail
+                return None
+            case SetupNeeds(needs=needs, detail=detail):
+                self.setup_needs = needs
                 self.message = detail
                 return None
             case NewGame(setup=setup):
@@ -389,6 +395,7 @@ class Referee:
             "conflict": self.conflict.to_json() if self.conflict else None,
             "waiting": len(self.conflicts),
             "message": self.message,
+            "setup": list(self.setup_needs),
         }
 
     def publish(self) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .commands import ButtonPress, Flush, NewGame
+from .commands import ButtonPress, Flush, NewGame, SetupNeeds
 from .config import Config
 from .hub import Hub
 from .keep import CorrectionCrops, RecordMirror, TrickPhotos
@@ -47,6 +47,17 @@ class Options:
     realtime: bool = True
     speed: float = 1.0
     camera: bool = True
+
+
+def check_port(host: str, port: int) -> None:
+    """StartError, in one line, if the web server could not listen on host:port."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            raise StartError(f"port {port} on {host} is busy (is a companion or a demo already "
+                             f"running?): stop it, or give --port") from None
 
 
 def read_setup(path: Path) -> GameStarted:
@@ -125,24 +136,77 @@ class Companion:
         return Buttons(self.referee.put, pin_map, make=ButtonPress)
 
     def _pipeline(self) -> Any:
-        from vision.read import Reader
-        from vision.watch import TableWatcher
-        from vision.zones import load_zones
-
+        """The camera pipeline; it watches the table once the seat zones are drawn."""
         from .camera import open_source
         from .pipeline import Pipeline
 
         opts, cfg = self.options, self.options.config
-        zones_path = opts.zones or cfg.zones_path
-        if not zones_path.is_file():
-            raise StartError(f"no zones file at {zones_path}: draw the zones on the web page "
-                             "(Setup) or give --zones")
-        deck = opts.deck or cfg.deck
-        reader = Reader.from_deck(deck) if deck else Reader.zero_shot()
         source = open_source(opts.source, cfg.camera, opts.fps)
-        watcher = TableWatcher(load_zones(zones_path), reader, fps=source.fps)
-        return Pipeline(source, watcher, self.referee.put, realtime=opts.realtime,
+        self._fps = source.fps
+        return Pipeline(source, self._watcher(), self.referee.put, realtime=opts.realtime,
                         speed=opts.speed, retry_s=cfg.camera.retry_s)
+
+    @property
+    def zones_path(self) -> Path:
+        return self.options.zones or self.options.config.zones_path
+
+    def _watcher(self) -> Any:
+        """The table watcher, or None while no seat zones are drawn (the page asks for them)."""
+        from vision.watch import TableWatcher
+        from vision.zones import load_zones
+
+        if not self.zones_path.is_file():
+            self.referee.put(SetupNeeds(("zones",), "no seat zones yet: draw them on the Setup "
+                                        "page (Setup, then Seat zones)"))
+            return None
+        self.referee.put(SetupNeeds())
+        return TableWatcher(load_zones(self.zones_path), self._reader(), fps=self._fps)
+
+    def _reader(self) -> Any:
+        """The deck's reader: --deck, paths.deck, or the deck taught on the web page; else the
+        zero-shot reader."""
+        from vision.read import Reader
+
+        path = self.options.deck or self.options.config.deck_path
+        return Reader.from_deck(path) if path.is_file() else Reader.zero_shot()
+
+    def zones_saved(self) -> None:
+        """The web page saved the seat zones: the pipeline watches with them from the next
+        frame (no restart)."""
+        if self.pipeline is not None:
+            self.pipeline.watcher = self._watcher()
+
+    def deck_taught(self, path: Path) -> None:
+        """A deck was taught (the web page, or corrections learned): read with it from now."""
+        from vision.read import Reader
+
+        watcher = self.pipeline.watcher if self.pipeline is not None else None
+        if watcher is not None:
+            watcher.reader = Reader.from_deck(path)
+
+    def _learn_corrections(self) -> None:
+        """Crops people named at the table since the deck was made join it (in the background:
+        the table is watched with the old deck meanwhile)."""
+        cfg = self.options.config
+        crops = list(cfg.corrections_dir.rglob("*.png")) if cfg.corrections_dir.is_dir() else []
+        deck = self.options.deck or cfg.deck_path
+        if not crops or (deck.is_file() and deck.stat().st_mtime
+                         >= max(p.stat().st_mtime for p in crops)):
+            return
+
+        def work() -> None:
+            from vision.teach import TeachError, add_corrections
+
+            out = cfg.data_dir / "deck.npz"
+            try:
+                add_corrections(cfg.corrections_dir, out, deck if deck.is_file() else None)
+            except (TeachError, ValueError) as err:
+                print(f"tightrope-companion: the corrections were not learned: {err}",
+                      file=sys.stderr)
+                return
+            self.deck_taught(out)
+
+        threading.Thread(target=work, name="learn", daemon=True).start()
 
     def _start_or_resume(self, setup: GameStarted) -> None:
         """A restart with the same setup (and, with --record, the record of the game so far)
@@ -173,7 +237,12 @@ class Companion:
     # -- running ------------------------------------------------------------------------------
 
     def start(self) -> None:
+        if self.options.web:
+            check_port(self.options.host or self.options.config.host,
+                       self.options.port or self.options.config.port)
         self.referee.start()
+        if self.pipeline is not None:
+            self._learn_corrections()
         if self.options.web:
             self._start_web()
         if self.pipeline is not None:
@@ -188,7 +257,9 @@ class Companion:
         cfg = self.options.config
         pin_store = PinStore(cfg.data_dir / "host-pin", preset_hash=cfg.pin_hash or None)
         app = create_app(self.referee, self.store, photo_dir=cfg.photo_dir, pin_store=pin_store,
-                         camera=self.pipeline, teach_dir=cfg.data_dir / "teach")
+                         camera=self.pipeline, teach_dir=cfg.data_dir / "teach",
+                         zones_path=self.zones_path, on_zones_saved=self.zones_saved,
+                         on_deck_taught=self.deck_taught)
         host = self.options.host or cfg.host
         port = self.options.port or cfg.port
         self._server = make_server(app, host, port)
