@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +39,37 @@ def table_actions(events: list[GameEvent]) -> list[Any]:
     return actions
 
 
+KEEP_CACHED = 3  # rendered games kept in the cache (about 250 MB each)
+
+
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "tightrope-companion" / "footage"
+
+
+def footage_folder(events: list[GameEvent], *, seed: int = 0, fps: float = 10.0,
+                   hold_s: float = 0.8, hand_s: float = 0.8, table: str = "wood_light") -> Path:
+    """Where the cache keeps the footage of a game (rendered or not yet)."""
+    key = hashlib.sha256(repr((events, seed, fps, hold_s, hand_s, table)).encode())
+    return cache_dir() / key.hexdigest()[:16]
+
+
+def is_rendered(folder: Path) -> bool:
+    return (folder / ".footage").is_file()
+
+
+def trim_cache(keep: int = KEEP_CACHED) -> tuple[int, int]:
+    """Keep the `keep` most recently used games; returns (games left, bytes they take)."""
+    root = cache_dir()
+    if not root.is_dir():
+        return 0, 0
+    games = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime,
+                   reverse=True)
+    for old in games[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+    kept = games[:keep]
+    size = sum(f.stat().st_size for g in kept for f in g.iterdir() if f.is_file())
+    return len(kept), size
 
 
 def render_game(
@@ -51,6 +81,7 @@ def render_game(
     hold_s: float = 0.8,
     hand_s: float = 0.8,
     table: str = "wood_light",
+    progress: Callable[[int, int], None] | None = None,
 ) -> Path:
     """Render (or find in the cache) the footage of a game; returns its folder."""
     from vision.sim.footage import render_footage
@@ -60,8 +91,10 @@ def render_game(
     assert isinstance(setup, GameStarted)
     actions = table_actions(events)
     if out_dir is None:
-        key = hashlib.sha256(repr((events, seed, fps, hold_s, hand_s, table)).encode())
-        out_dir = cache_dir() / key.hexdigest()[:16]
+        out_dir = footage_folder(events, seed=seed, fps=fps, hold_s=hold_s, hand_s=hand_s,
+                                 table=table)
     cond = Conditions(table=table, light_gradient=0.35, noise=2.0, glare=1, shadow=True)
-    return render_footage(actions, setup.n, out_dir, fps=fps, seed=seed, cond=cond,
-                          hold_s=hold_s, hand_s=hand_s)
+    out = render_footage(actions, setup.n, out_dir, fps=fps, seed=seed, cond=cond,
+                         hold_s=hold_s, hand_s=hand_s, progress=progress)
+    os.utime(out)  # the cache keeps the most recently used games
+    return out
