@@ -193,3 +193,43 @@ def test_first_pin_new_game_and_entry_by_hand(tmp_path: Path, page: Any) -> None
             "ScoringRevealed", "CardPlayed", "Undo"]
     finally:
         table.close()
+
+
+def test_a_phone_shows_five_seats_and_every_page_without_clipping(table: Table, page: Any
+                                                                   ) -> None:
+    import random
+
+    from companion.randgame import random_game
+    from companion.rules import Variant
+
+    events = random_game(random.Random(5), 5, Variant())
+    table.referee.call(NewGame(events[0]))
+    for event in events[1:130]:  # into round 3, with a struck score and a trick in play
+        table.referee.call(ManualEvent(event))
+    page.set_viewport_size({"width": 390, "height": 844})
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def inside(selector: str) -> None:
+        for box in [page.locator(selector).nth(i).bounding_box()
+                    for i in range(page.locator(selector).count())]:
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, \
+                (selector, box)
+
+    for logged_in in (False, True):
+        if logged_in:  # the button then reads "Host ✓", wider
+            page.goto(table.url + "/setup")
+            page.click("#host-button")
+            page.fill("#pin-input", PIN)
+            page.click("#pin-ok")
+            page.wait_for_selector("#host-button >> text=✓", timeout=3000)
+        for name, url in (("table", "/"), ("scores", "/scoresheet"), ("tricks", "/tricks"),
+                          ("history", "/history"), ("setup", "/setup")):
+            page.goto(table.url + url)
+            if name == "table":
+                page.wait_for_selector("#seat-4", timeout=3000)
+                inside(".seat")
+            inside("header nav a")
+            inside("#host-button")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+            page.screenshot(path=str(ARTIFACTS / f"phone-{name}{'-host' if logged_in else ''}"
+                                                 ".png"))

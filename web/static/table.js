@@ -33,8 +33,11 @@
     const n = state.players.length;
     const angle = Math.PI / 2 + (2 * Math.PI * seat) / n; // seat 0 at the bottom, then clockwise
     const box = el("div", {class: "seat", id: "seat-" + seat, "data-seat": seat});
-    box.style.left = (50 + 40 * Math.cos(angle)) + "%";
-    box.style.top = (50 + 40 * Math.sin(angle)) + "%";
+    // a seat box never crosses the table's edge: the circle is as wide as the boxes allow
+    const width = n >= 4 ? 28 : 31;
+    box.style.width = width + "%";
+    box.style.left = (50 + (50 - width / 2 - 1) * Math.cos(angle)) + "%";
+    box.style.top = (50 + 37 * Math.sin(angle)) + "%";
     const turn = state.to_play.includes(seat);
     if (turn) box.classList.add("turn");
     if (state.winners.includes(seat)) box.classList.add("winner");
