@@ -233,3 +233,36 @@ def test_a_phone_shows_five_seats_and_every_page_without_clipping(table: Table, 
             assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
             page.screenshot(path=str(ARTIFACTS / f"phone-{name}{'-host' if logged_in else ''}"
                                                  ".png"))
+
+
+def test_a_card_corrected_by_tapping_it_changes_the_scoresheet(table: Table, page: Any) -> None:
+    ref = table.referee
+    ref.call(NewGame(GameStarted(("Ana", "Ben", "Cy"), 0)))
+    ref.call(ManualEvent(ScoringRevealed(ScoringCard.parse("3"))))
+    for seat, card in [(1, 7), (2, 28), (0, 36)]:  # 36 (Ana) takes 3 blue, 7 (Ben) 3 red
+        ref.call(ManualEvent(CardPlayed(seat, card)))
+    page.goto(table.url + "/setup")
+    page.click("#host-button")
+    page.fill("#pin-input", PIN)
+    page.click("#pin-ok")
+    page.wait_for_selector("#host-button >> text=✓", timeout=3000)
+    page.goto(table.url + "/tricks")
+    page.click("button.fix[data-seat='0']")  # Ana's 36: it was really a 6
+    page.wait_for_selector("#fix-dialog[open]", timeout=2000)
+    assert "Ana's card in round 1, trick 1 is 36" in page.text_content("#fix-what")
+    page.fill("#fix-form input[name=card]", "6")
+    page.click("#fix-form button[value=fix]")
+    page.wait_for_selector("#fixed:not([hidden])", timeout=3000)
+    assert "is now 6" in page.text_content("#fixed")
+    assert page.text_content("button.fix[data-seat='0']").strip() == "6"
+    page.click("button.fix[data-kind=scoring]")  # and the scoring card was a 5
+    page.select_option("#fix-form select[name=scoring]", "5")
+    page.click("#fix-form button[value=fix]")
+    page.wait_for_selector("#fixed >> text=scoring card", timeout=3000)
+    page.goto(table.url + "/scoresheet")
+    # 6 (Ana) low: 5 red; 28 (Cy) high: 5 blue; Ben balanced
+    assert ref.game.balances == [-5, 0, 5]
+    cells = page.locator("#sheet tbody tr").first.locator("td").all_text_contents()
+    assert [c.strip() for c in cells][-3:] == ["5", "0", "5"]  # round 1 so far: Ana, Ben, Cy
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "corrected.png"))

@@ -86,10 +86,13 @@ def tricks(game: Game, photos: dict[tuple[int, int], str]) -> list[dict[str, Any
     for index, round_tricks in enumerate(rounds):
         dealer = (game.setup.first_dealer + index) % game.setup.n
         items = []
+        revealed = 0  # the round's reveals before this trick: a correction names a reveal so
         for trick in round_tricks:
             item = trick_detail_json(trick)
             item["photo"] = photos.get((trick.round, trick.index))
             item["by_seat"] = {p.seat: p.card for p in trick.plays}
+            item["first_reveal"] = revealed
+            revealed += len(trick.scoring)
             items.append(item)
         out.append({"round": index, "dealer": dealer, "tricks": items})
     return out

@@ -29,18 +29,51 @@
     post("/api/game", body).then(() => { location.href = "/"; }).catch(() => {});
   });
 
-  // Rounds, tricks and reveals are numbered from 1 on the page, from 0 in the record.
-  on("fix-play", "submit", (event) => {
+  // Corrections: tap a card of a trick, give the right one. Rounds and tricks are numbered from
+  // 1 on the page, from 0 in the record; the page knows which reveal of the round a card is.
+  const dialog = $("fix-dialog");
+  let fixing = null;
+  document.querySelectorAll("button.fix").forEach((button) => button.addEventListener("click", () => {
+    const d = button.dataset;
+    fixing = d;
+    const where = `round ${Number(d.round) + 1}, trick ${Number(d.trick) + 1}`;
+    $("fix-what").textContent = d.kind === "play" ? `${d.name}'s card in ${where} is ${d.card}.`
+      : `The scoring card ${button.textContent} of ${where}.`;
+    $("fix-number").hidden = d.kind !== "play";
+    $("fix-scoring").hidden = d.kind === "play";
+    const form = $("fix-form");
+    form.elements.card.value = "";
+    form.elements.why.value = "";
+    if (d.kind !== "play") form.elements.scoring.value = d.card;
+    dialog.showModal();
+  }));
+  on("fix-form", "submit", (event) => {
+    if (event.submitter && event.submitter.value === "cancel") return;
     event.preventDefault();
     const f = event.target;
-    post("/api/correct/play", {round: num(f, "round") - 1, trick: num(f, "trick") - 1, seat: num(f, "seat"),
-      card: num(f, "card"), why: f.elements.why.value}).then(() => location.reload()).catch(() => {});
+    const d = fixing;
+    const why = f.elements.why.value;
+    const [url, body, said] = d.kind === "play"
+      ? ["/api/correct/play", {round: Number(d.round), trick: Number(d.trick), seat: Number(d.seat),
+          card: Number(f.elements.card.value), why},
+         `${d.name}'s card in round ${Number(d.round) + 1}, trick ${Number(d.trick) + 1} is now ${f.elements.card.value}`]
+      : ["/api/correct/scoring", {round: Number(d.round), index: Number(d.index), card: f.elements.scoring.value, why},
+         `the scoring card of round ${Number(d.round) + 1}, trick ${Number(d.trick) + 1} is now ${f.elements.scoring.selectedOptions[0].textContent}`];
+    post(url, body).then(() => {
+      dialog.close();
+      sessionStorage.setItem("fixed", `Corrected: ${said}; the scores were replayed.`);
+      location.hash = `r${Number(d.round) + 1}-t${Number(d.trick) + 1}`;
+      location.reload();
+    }).catch(() => {});
   });
-  on("fix-scoring", "submit", (event) => {
-    event.preventDefault();
-    const f = event.target;
-    post("/api/correct/scoring", {round: num(f, "round") - 1, index: num(f, "index") - 1,
-      card: f.elements.card.value, why: f.elements.why.value}).then(() => location.reload()).catch(() => {});
-  });
-  on("fix-undo", "click", () => post("/api/undo", {}).then(() => location.reload()).catch(() => {}));
+  on("fix-undo", "click", () => post("/api/undo", {}).then(() => {
+    sessionStorage.setItem("fixed", "The last event was taken back; the scores were replayed.");
+    location.reload();
+  }).catch(() => {}));
+  const fixed = sessionStorage.getItem("fixed");
+  if (fixed && $("fixed")) {
+    sessionStorage.removeItem("fixed");
+    $("fixed").textContent = fixed;
+    $("fixed").hidden = false;
+  }
 })();
