@@ -266,3 +266,25 @@ def test_a_card_corrected_by_tapping_it_changes_the_scoresheet(table: Table, pag
     assert [c.strip() for c in cells][-3:] == ["5", "0", "5"]  # round 1 so far: Ana, Ben, Cy
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "corrected.png"))
+
+
+def test_with_no_pin_set_an_answer_offers_to_choose_one(tmp_path: Path, page: Any) -> None:
+    table = Table(tmp_path, pin=False)
+    try:
+        from conftest import ask_about_a_card
+
+        table.referee.call(NewGame(GameStarted(("Ana", "Ben", "Cy"), 0)))
+        page.goto(table.url + "/")
+        ask_about_a_card(table.referee, 1, ("number-12", 0.5), ("number-21", 0.4))
+        page.wait_for_selector("#banner:not([hidden]) >> text=Which card did", timeout=3000)
+        page.click("button[data-choice='card:21']")
+        page.wait_for_selector("#pin-dialog[open]", timeout=2000)
+        assert page.text_content("#pin-label") == "Choose the host PIN"
+        assert page.is_visible("#pin-hint") and page.text_content("#pin-ok") == "Set the PIN"
+        page.fill("#pin-input", PIN)
+        page.click("#pin-ok")
+        page.wait_for_selector("#banner", state="hidden", timeout=3000)
+        assert [p.card for p in table.referee.game.trick_plays] == [21]
+        page.wait_for_selector("#host-button >> text=✓", timeout=3000)
+    finally:
+        table.close()

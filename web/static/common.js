@@ -26,11 +26,16 @@ const TR = (() => {
     return {response, data};
   }
 
-  // Resolves true once the host PIN was accepted, false if the person cancels.
-  function askPin() {
+  // Resolves true once the host PIN was accepted (or, with none set yet, chosen), false if the
+  // person cancels.
+  function askPin(choose) {
     return new Promise((resolve) => {
       error.textContent = "";
       input.value = "";
+      document.getElementById("pin-label").textContent = choose ? "Choose the host PIN" : "Host PIN";
+      document.getElementById("pin-hint").hidden = !choose;
+      document.getElementById("pin-ok").textContent = choose ? "Set the PIN" : "Log in";
+      input.autocomplete = choose ? "new-password" : "current-password";
       const done = (ok) => {
         form.onsubmit = null;
         document.getElementById("pin-cancel").onclick = null;
@@ -39,9 +44,12 @@ const TR = (() => {
       };
       form.onsubmit = async (event) => {
         event.preventDefault();
-        const {response, data} = await send("/api/login", {pin: input.value});
-        if (response.ok) { toast("logged in as host"); showHost(); done(true); }
-        else { error.textContent = data.error || "refused"; input.select(); }
+        const {response, data} = await send(choose ? "/api/pin" : "/api/login", {pin: input.value});
+        if (response.ok) {
+          toast(choose ? "PIN set: this phone is host" : "logged in as host");
+          showHost();
+          done(true);
+        } else { error.textContent = data.error || "refused"; input.select(); }
       };
       document.getElementById("pin-cancel").onclick = () => done(false);
       dialog.showModal();
@@ -49,11 +57,18 @@ const TR = (() => {
     });
   }
 
-  // A write: asks for the PIN when it is needed, shows the referee's one-line answer.
+  async function pinIsSet() {
+    try {
+      return (await (await fetch("/api/whoami", {credentials: "same-origin"})).json()).pin_set;
+    } catch (e) { return true; }
+  }
+
+  // A write: asks for the PIN when it is needed (to choose one, if none is set yet), shows the
+  // referee's one-line answer.
   async function post(url, body) {
     let {response, data} = await send(url, body);
     if (response.status === 403 && /host PIN/.test(data.error || "")) {
-      if (!(await askPin())) throw new Error("cancelled");
+      if (!(await askPin(!(await pinIsSet())))) throw new Error("cancelled");
       ({response, data} = await send(url, body));
     }
     if (!response.ok) {
@@ -76,8 +91,8 @@ const TR = (() => {
   hostButton.addEventListener("click", async () => {
     const r = await fetch("/api/whoami", {credentials: "same-origin"});
     const me = await r.json();
-    if (!me.pin_set) { location.href = "/setup"; return; }
     if (me.host) { toast("this phone is host"); return; }
+    if (!me.pin_set) { await askPin(true); return; }
     askPin();
   });
 
