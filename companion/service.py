@@ -170,6 +170,19 @@ class Companion:
         path = self.options.deck or self.options.config.deck_path
         return Reader.from_deck(path) if path.is_file() else Reader.zero_shot()
 
+    def cards_in_view(self) -> list[dict]:
+        """The cards in the camera's newest frame, read (for the zones page: the host checks
+        the layout by laying cards). [] without a camera or a frame."""
+        from vision.recognize import look_at
+        from vision.recognize import as_json as card_json
+
+        frame = self.pipeline.latest if self.pipeline is not None else None
+        if frame is None:
+            return []
+        watcher = self.pipeline.watcher
+        reader = watcher.reader if watcher is not None else self._reader()
+        return [card_json(s) for s in look_at(frame, reader)]
+
     def zones_saved(self) -> None:
         """The web page saved the seat zones: the pipeline watches with them from the next
         frame (no restart)."""
@@ -259,7 +272,7 @@ class Companion:
         app = create_app(self.referee, self.store, photo_dir=cfg.photo_dir, pin_store=pin_store,
                          camera=self.pipeline, teach_dir=cfg.data_dir / "teach",
                          zones_path=self.zones_path, on_zones_saved=self.zones_saved,
-                         on_deck_taught=self.deck_taught)
+                         on_deck_taught=self.deck_taught, cards_in_view=self.cards_in_view)
         host = self.options.host or cfg.host
         port = self.options.port or cfg.port
         self._server = make_server(app, host, port)

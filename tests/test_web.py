@@ -575,6 +575,21 @@ def test_camera_snapshot(tmp_path: Path) -> None:
     assert response.status_code == 200 and response.data[:2] == b"\xff\xd8"
 
 
+def test_the_cards_in_view_for_the_zones_page(tmp_path: Path) -> None:
+    no_camera = Env(tmp_path / "a")
+    assert no_camera.client.get("/api/camera/cards").status_code == 404
+    (tmp_path / "b").mkdir()
+    env = Env(tmp_path / "b", camera=FakeCamera(jpeg()))
+    card = {"kind": "number", "value": 17, "confidence": 0.99, "center": [300.0, 600.0],
+            "corners": [[260, 540], [340, 540], [340, 660], [260, 660]]}
+    env.app.extensions["tightrope"].cards_in_view = lambda: [card]  # the companion's hook
+    assert env.client.get("/api/camera/cards").json == {"cards": [card]}
+    page = env.client.get("/setup/zones").get_data(as_text=True)
+    assert 'id="zone-seats"' in page and '<option value="5">5</option>' in page
+    assert 'id="zone-image"' in page  # the camera's picture; none without a camera
+    assert 'id="zone-image"' not in no_camera.client.get("/setup/zones").get_data(as_text=True)
+
+
 def test_teach_capture_writes_the_design_names(tmp_path: Path) -> None:
     env = Env(tmp_path, camera=FakeCamera(jpeg()))
     before = env.client.post("/api/teach/capture", json={"name": "number-17"}, headers=ORIGIN)

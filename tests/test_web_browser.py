@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 
 from companion.commands import ManualEvent, NewGame
@@ -56,14 +58,18 @@ def chromium_path() -> str:
 class Table:
     """A referee with its loop running and the real web server on a free loopback port."""
 
-    def __init__(self, root: Path, pin: bool = True) -> None:
+    def __init__(self, root: Path, pin: bool = True, camera: Any = None,
+                 cards_in_view: Any = None) -> None:
         self.store = Store(root / "tightrope.db")
         self.referee = Referee(self.store, Hub())
         self.referee.subscribe(TrickPhotos(root / "photos", self.store))
         pins = PinStore(root / "host-pin")
         if pin:
             pins.set_pin(PIN)
-        app = create_app(self.referee, self.store, photo_dir=root / "photos", pin_store=pins)
+        self.zones_saved: list[bool] = []
+        app = create_app(self.referee, self.store, photo_dir=root / "photos", pin_store=pins,
+                         camera=camera, cards_in_view=cards_in_view,
+                         on_zones_saved=lambda: self.zones_saved.append(True))
         self.server = make_server(app, "127.0.0.1", 0, threads=16)
         self.url = f"http://127.0.0.1:{self.server.port}"
         self.referee.start()
@@ -286,5 +292,40 @@ def test_with_no_pin_set_an_answer_offers_to_choose_one(tmp_path: Path, page: An
         page.wait_for_selector("#banner", state="hidden", timeout=3000)
         assert [p.card for p in table.referee.game.trick_plays] == [21]
         page.wait_for_selector("#host-button >> text=✓", timeout=3000)
+    finally:
+        table.close()
+
+
+class _Camera:
+    """A camera whose picture is a plain 1280x720 frame."""
+
+    def snapshot_jpeg(self) -> bytes:
+        ok, data = cv2.imencode(".jpg", np.full((720, 1280, 3), 60, np.uint8))
+        return data.tobytes()
+
+
+def test_zones_are_drawn_on_the_picture_and_a_card_laid_shows_where_it_falls(
+        tmp_path: Path, page: Any) -> None:
+    card = {"kind": "number", "value": 17, "confidence": 0.99, "center": [640.0, 600.0],
+            "corners": [[600, 540], [680, 540], [680, 660], [600, 660]]}
+    table = Table(tmp_path, camera=_Camera(), cards_in_view=lambda: [card])
+    try:
+        page.goto(table.url + "/setup/zones")
+        page.wait_for_selector("#zone-seen >> text=17 in no area", timeout=5000)
+        assert page.locator("#zone-seats option").all_text_contents() == ["3", "4", "5"]
+        page.select_option("#zone-seats", "4")  # no game in play: the host says how many
+        assert page.locator("#zone-pick option").count() == 5  # four seats and the row
+        svg = page.locator("#zone-svg").bounding_box()
+        k = svg["width"] / 1280
+        for x, y in ((400, 450), (880, 450), (880, 700), (400, 700)):  # seat 1: the near edge
+            page.mouse.click(svg["x"] + x * k, svg["y"] + y * k)
+        page.wait_for_selector("#zone-seen >> text=17 in seat 1", timeout=5000)
+        page.click("#host-button")
+        page.fill("#pin-input", PIN)
+        page.click("#pin-ok")
+        page.wait_for_selector("#host-button >> text=✓", timeout=3000)
+        page.click("#zone-save")  # four seats need all their areas: the row is refused
+        page.wait_for_selector("#toast >> text=seat 1", timeout=3000)
+        assert table.zones_saved == []
     finally:
         table.close()

@@ -34,6 +34,7 @@ class WebContext:
     zones_path: Path | None = None
     on_zones_saved: Any = None   # () -> None: the companion watches with the new zones
     on_deck_taught: Any = None   # (deck path) -> None: the companion reads with the new deck
+    cards_in_view: Any = None    # () -> [card JSON]: what the camera sees now (zones page)
     max_streams: int = 64
     heartbeat: float = 15.0
     call_timeout: float = 10.0
@@ -51,7 +52,7 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
                camera: Any = None, teach_dir: Path | None = None, testing: bool = False,
                zones_path: Path | None = None, max_streams: int = 64,
                heartbeat: float = 15.0, on_zones_saved: Any = None,
-               on_deck_taught: Any = None) -> Flask:
+               on_deck_taught: Any = None, cards_in_view: Any = None) -> Flask:
     """The web app. `zones_path` defaults to zones.json in the data dir (photo_dir's parent);
     `max_streams` caps live SSE connections (keep it below the server's thread count)."""
     app = Flask(__name__)
@@ -70,7 +71,7 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
         referee, store, photo_dir, pin_store, camera,
         Path(teach_dir) if teach_dir else None,
         Path(zones_path) if zones_path else photo_dir.parent / "zones.json",
-        on_zones_saved, on_deck_taught, max_streams, heartbeat,
+        on_zones_saved, on_deck_taught, cards_in_view, max_streams, heartbeat,
     )
     from . import api, camera_setup, pages
 

@@ -65,6 +65,15 @@ def camera_jpg() -> Response:
     return response
 
 
+@bp.get("/api/camera/cards")
+def camera_cards() -> Response:
+    """The cards the camera sees now, read, in frame px (`recognize --json`'s cards)."""
+    see = ctx().cards_in_view
+    if see is None or ctx().camera is None:
+        raise NotFound("no camera is connected")
+    return jsonify({"cards": see()})
+
+
 # --- the teach wizard ---------------------------------------------------------------------------
 
 
