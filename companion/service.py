@@ -173,8 +173,8 @@ class Companion:
     def cards_in_view(self) -> list[dict]:
         """The cards in the camera's newest frame, read (for the zones page: the host checks
         the layout by laying cards). [] without a camera or a frame."""
-        from vision.recognize import look_at
         from vision.recognize import as_json as card_json
+        from vision.recognize import look_at
 
         frame = self.pipeline.latest if self.pipeline is not None else None
         if frame is None:
