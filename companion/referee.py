@@ -8,9 +8,12 @@ change is legal, appends what is accepted to the store, and publishes the new vi
 
 from __future__ import annotations
 
+import os
 import queue
+import sqlite3
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +32,7 @@ from .commands import (
     NewGame,
     Resolve,
     Seen,
+    StorageFailed,
 )
 from .gamelog import GameLog
 from .hub import Hub
@@ -37,6 +41,9 @@ from .record import Correction, RecordEvent, Undo, dumps, header_line
 from .rules import Game, RuleError, Trick
 from .store import Store, now_iso
 from .views import snapshot
+
+# What a full or failing disk raises: the referee refuses the change and keeps going.
+STORAGE_ERRORS = (sqlite3.Error, OSError)
 
 
 @dataclass
@@ -78,6 +85,8 @@ class Referee:
         self.conflicts: list[Conflict] = []
         self.camera_ok: bool | None = None  # None: no camera in use
         self.message = ""
+        self.storage_error = ""  # why the last write could not be stored ("" once one is)
+        self._record_stale = False  # a --record write failed: rewrite it whole at the next
         self.interpreter = TableInterpreter(self)
         self.last_frame: Any = None
         self.trick_scored_at: float | None = None  # monotonic time of the last scored trick
@@ -132,18 +141,33 @@ class Referee:
         if message is None:
             return True
         if isinstance(message, Call):
+            if not message.take():
+                return True  # its caller gave up before it began: it is never applied
             try:
                 message.reply(self.handle(message.command))
-            except (CommandError, RuleError, ValueError) as err:
-                message.reply(error=str(err))
+            except Exception as err:  # noqa: BLE001 - the loop must outlive any one message
+                message.reply(error=self._refusal(err))
         else:
             try:
                 self.handle(message)
-            except (CommandError, RuleError, ValueError) as err:
-                self.message = str(err)
+            except Exception as err:  # noqa: BLE001
+                self.message = str(self._refusal(err))
         self._withdraw_moot()
         self.publish()
         return True
+
+    def _refusal(self, err: Exception) -> CommandError:
+        """The one line a failed message answers; a storage error is also shown on the view."""
+        if isinstance(err, CommandError):
+            return err
+        if isinstance(err, RuleError | ValueError):
+            return CommandError(str(err))
+        if isinstance(err, STORAGE_ERRORS):
+            self.storage_error = f"the game cannot be saved: {err}"
+            return StorageFailed(f"not saved ({err}); nothing was changed: free some space "
+                                 "and try again")
+        traceback.print_exc()
+        return CommandError(f"the referee failed ({type(err).__name__}: {err}); see the log")
 
     def handle(self, command: Any) -> Any:
         match command:
@@ -187,9 +211,10 @@ class Referee:
         self.publish()
 
     def _new_game(self, setup) -> int:
+        game_id = self.store.new_game(setup)  # first: if it fails, the old game stays in play
         if self.game_id is not None:
             self.store.finish(self.game_id)
-        self.game_id = self.store.new_game(setup)
+        self.game_id, self.storage_error = game_id, ""
         self.log = GameLog(setup)
         self.conflicts = []
         self.interpreter = TableInterpreter(self)
@@ -201,28 +226,67 @@ class Referee:
         """Rules first, then the durable log: a refused event changes nothing anywhere."""
         if self.log is None or self.game_id is None:
             raise CommandError("no game in play: start one first")
+        if self.log.changes_nothing(event):
+            return None  # a card corrected to itself: nothing to keep in the record
+        before = self.log.effective
         trick = self.log.apply(event)
-        self.store.append(self.game_id, event)
-        if self.record_path:
-            with self.record_path.open("a", encoding="utf-8") as handle:
-                handle.write(dumps(event) + "\n")
+        try:
+            self.store.append(self.game_id, event)
+        except STORAGE_ERRORS:
+            self.log = GameLog.from_events(before)  # nothing is applied that is not stored
+            raise
+        self.storage_error = ""
+        self._mirror(event)
         if trick is not None:
             self.trick_scored_at = time.monotonic()
-            self._keep_photo(trick)
         elif isinstance(event, Correction):  # nothing was just scored: no flash to show
             self.trick_scored_at = None
-        if self.log.game.game_over:
-            self.store.finish(self.game_id)
+        try:  # the event is stored: what follows failing only says so
+            if trick is not None:
+                self._keep_photo(trick)
+            if self.log.game.game_over:
+                self.store.finish(self.game_id)
+        except STORAGE_ERRORS as err:
+            self.storage_error = f"the game is saved, but not its photo or end: {err}"
         self.message = ""
         return trick
 
+    def _mirror(self, event: RecordEvent) -> None:
+        """Add a stored event to --record. The store holds it already, so a failing record
+        only says so; the whole record is rewritten at the next event."""
+        if self.record_path is None:
+            return
+        try:
+            if self._record_stale:
+                self.rewrite_record()
+            else:
+                with self.record_path.open("a", encoding="utf-8") as handle:
+                    handle.write(dumps(event) + "\n")
+        except OSError as err:
+            self._record_stale = True
+            self.storage_error = (f"the game is saved, but the record {self.record_path} "
+                                  f"cannot be written: {err.strerror}")
+
     def rewrite_record(self) -> None:
-        """Write the whole record of the game in play to --record (also after a restart)."""
+        """Write the whole record of the game in play to --record (also after a restart):
+        a temporary file beside it, synced, then renamed over it, so a kill leaves the old
+        record or the new one, never half of one."""
         if self.record_path is None or self.game_id is None:
             return
         lines = [header_line(), *(dumps(e) for e in self.store.events(self.game_id))]
-        self.record_path.parent.mkdir(parents=True, exist_ok=True)
-        self.record_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path = self.record_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            with tmp.open("w", encoding="utf-8") as handle:
+                handle.write("\n".join(lines) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
+        self._record_stale = False
 
     @property
     def game(self) -> Game | None:
@@ -286,6 +350,8 @@ class Referee:
 
     @property
     def status(self) -> str:
+        if self.storage_error:
+            return "storage_error"
         if self.camera_ok is False:
             return "camera_lost"
         if self.conflict is not None:
@@ -299,7 +365,7 @@ class Referee:
             "status": self.status,
             "conflict": self.conflict.to_json() if self.conflict else None,
             "waiting": len(self.conflicts),
-            "message": self.message,
+            "message": self.storage_error or self.message,
         }
 
     def publish(self) -> None:
