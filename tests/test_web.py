@@ -1082,3 +1082,14 @@ def test_a_correction_to_the_same_card_is_not_recorded(env: Env) -> None:
         response = env.client.post(url, json=body, headers=HOST)
         assert response.status_code == 200
     assert env.store.event_rows(1) == events
+
+
+def test_a_pin_file_damaged_while_running_is_named_and_reads_go_on(playing: Env) -> None:
+    (playing.root / "host-pin").write_text("letmein\n")
+    for url in ["/", "/games/1", "/history", "/api/view"]:
+        assert playing.client.get(url).status_code == 200, url
+    response = playing.client.post("/api/reveal", json={"card": "2"}, headers=HOST)
+    assert response.status_code == 400
+    assert str(playing.root / "host-pin") in response.json["error"]
+    with pytest.raises(PinError, match="host-pin is damaged"):
+        PinStore(playing.root / "host-pin")

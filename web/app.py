@@ -117,8 +117,17 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
     app.register_blueprint(camera_setup.bp)
     _errors(app)
     app.after_request(_security_headers)
-    app.context_processor(lambda: {"pin_missing": not pin_store.is_set()})
+    app.context_processor(lambda: {"pin_missing": _pin_missing(pin_store)})
     return app
+
+
+def _pin_missing(pin_store: PinStore) -> bool:
+    """For the pages' "no PIN yet" note; a PIN file damaged while running must not stop the
+    pages being read (writes then say what is wrong with it)."""
+    try:
+        return not pin_store.is_set()
+    except PinError:
+        return False
 
 
 def stop_streams(app: Flask) -> None:
