@@ -1093,3 +1093,18 @@ def test_a_pin_file_damaged_while_running_is_named_and_reads_go_on(playing: Env)
     assert str(playing.root / "host-pin") in response.json["error"]
     with pytest.raises(PinError, match="host-pin is damaged"):
         PinStore(playing.root / "host-pin")
+
+
+def test_a_device_is_its_ipv4_address_or_its_ipv6_network(env: Env) -> None:
+    """Five wrong PINs from one IPv6 /64 lock it, whichever of its addresses they came from."""
+    for i in range(5):
+        env.client.post("/api/login", json={"pin": "1111"}, headers=ORIGIN,
+                        environ_base={"REMOTE_ADDR": f"2001:db8:1:2::{i + 1}"})
+    assert env.pins.locked_for("2001:db8:1:2::/64") > 0
+    response = env.client.post("/api/login", json={"pin": PIN}, headers=ORIGIN,
+                               environ_base={"REMOTE_ADDR": "2001:db8:1:2::99"})
+    assert response.status_code == 403 and "wait" in response.json["error"]
+    for address in ["2001:db8:1:3::1", "::ffff:192.168.1.7", "192.168.1.7"]:
+        response = env.app.test_client().post("/api/login", json={"pin": PIN}, headers=ORIGIN,
+                                              environ_base={"REMOTE_ADDR": address})
+        assert response.status_code == 200, address

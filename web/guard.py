@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import ipaddress
 import json
 import math
 import re
@@ -66,8 +67,19 @@ def pins() -> PinStore:
 
 
 def client() -> str:
-    """Who is asking, for the PIN lock-out and the stream cap: the remote address."""
-    return request.remote_addr or ""
+    """Who is asking, for the PIN lock-out and the stream cap: the remote address; for IPv6 its
+    /64 network (one device may take any number of addresses in it)."""
+    address = request.remote_addr or ""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        if not ip.is_loopback:
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return address
 
 
 def check_origin() -> None:
