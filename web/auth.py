@@ -29,6 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SCHEME = "scrypt"
 N, R, P = 2**14, 8, 1  # 16 MiB of memory per hash: fine on a Pi Zero 2 W (512 MB)
@@ -132,7 +133,7 @@ class PinStore:
         """Store a new PIN (callers check the old one or that none is set); every login ends."""
         if self._preset:
             raise PinError("the PIN is preset in the config file (web.pin_hash); change it there")
-        text = hash_pin(pin)
+        text = self._hashed(hash_pin, pin)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -187,7 +188,7 @@ class PinStore:
             guesses.checking += 1
         ok: bool | None = None
         try:
-            ok = len(pin) <= PIN_MAX and self._hash_check(pin, stored)
+            ok = len(pin) <= PIN_MAX and self._hashed(verify_hash, pin, stored)
         finally:
             with self._checked:
                 guesses.checking -= 1
@@ -215,14 +216,12 @@ class PinStore:
             guesses.locks += 1
             guesses.failures = 0
 
-    def _hash_check(self, pin: str, stored: str) -> bool:
-        """scrypt on one of the HASHERS threads, or PinBusy when none is free soon."""
+    def _hashed(self, scrypt: Callable[..., Any], *args: Any) -> Any:
+        """`scrypt(*args)` on one of the HASHERS threads, or PinBusy when none is free soon."""
         if not self._hash_slots.acquire(timeout=HASH_WAIT_S):
             raise PinBusy("too many PIN checks at once: try again in a moment")
         try:
-            return self._hashers.submit(_hash_and_give_back, pin, stored).result()
-        except PinError as err:
-            raise PinError(f"the PIN file {self.path}: {err}") from None
+            return self._hashers.submit(_give_back_after, scrypt, *args).result()
         finally:
             self._hash_slots.release()
 
@@ -259,9 +258,9 @@ def _malloc_trim() -> Callable[[int], object]:
 _MALLOC_TRIM = _malloc_trim()
 
 
-def _hash_and_give_back(pin: str, stored: str) -> bool:
+def _give_back_after(scrypt: Callable[..., Any], *args: Any) -> Any:
     try:
-        return verify_hash(pin, stored)
+        return scrypt(*args)
     finally:
         _MALLOC_TRIM(0)
 
