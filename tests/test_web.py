@@ -7,6 +7,7 @@ import json
 import os
 import random
 import re
+import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -758,8 +759,6 @@ class SlowHash:
     """verify_hash that takes a while and records how many run at once, and on which threads."""
 
     def __init__(self, seconds: float = 0.05) -> None:
-        import threading
-
         from web import auth
 
         self.real = auth.verify_hash
@@ -769,8 +768,6 @@ class SlowHash:
         self.threads: set[str] = set()
 
     def __call__(self, pin: str, stored: str) -> bool:
-        import threading
-
         with self.lock:
             self.running += 1
             self.calls += 1
@@ -908,17 +905,11 @@ class Stalled:
 
     def __init__(self, env: Env) -> None:
         self.referee = env.referee
-        self.referee._thread = threading_stub()  # a loop "runs": callers do not serve the queue
+        self.referee._thread = threading.Thread(target=lambda: None)  # callers do not serve it
 
     def release(self) -> None:
         self.referee._thread = None
         self.referee.drain()
-
-
-def threading_stub() -> Any:
-    import threading
-
-    return threading.Thread(target=lambda: None)
 
 
 def test_a_write_the_referee_did_not_take_in_time_is_never_applied(env: Env) -> None:
