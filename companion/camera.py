@@ -45,6 +45,8 @@ class FolderSource:
         self.fps = fps
         self._files: list[Path] = []
         self._next = 0
+        self._read = 0
+        self.where = str(self.folder)
 
     def open(self) -> None:
         if not self.folder.is_dir():
@@ -63,7 +65,12 @@ class FolderSource:
             self._next += 1
             frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if frame is not None:
+                self._read += 1
+                self.where = str(path)
                 return frame
+        if not self._read:
+            raise SourceError(f"{self.folder}: none of its {len(self._files)} image files "
+                              "can be read")
         return None
 
     def close(self) -> None:
@@ -81,6 +88,8 @@ class OpenCVSource:
         self._want_fps = fps
         self.size = size
         self._cap: Any = None
+        self._frames = 0
+        self.where = f"camera {target}" if self.live else str(target)
 
     def open(self) -> None:
         import cv2
@@ -89,6 +98,8 @@ class OpenCVSource:
             raise SourceError(f"{self.target} is not a video file")
         cap = cv2.VideoCapture(self.target)
         if not cap.isOpened():
+            if not self.live:  # a file does not come back by waiting
+                raise SourceError(f"{self.target} cannot be opened as a video (empty or damaged?)")
             raise CameraLost(f"cannot open {self.target}")
         if self.live and self.size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
@@ -102,9 +113,12 @@ class OpenCVSource:
             raise CameraLost("camera is not open")
         ok, frame = self._cap.read()
         if ok:
+            self._frames += 1
             return frame
         if self.live:
             raise CameraLost(f"camera {self.target} gave no frame")
+        if not self._frames:
+            raise SourceError(f"{self.target} holds no frame that can be read (empty or damaged?)")
         return None
 
     def close(self) -> None:
@@ -117,6 +131,7 @@ class Picamera2Source:
     """The Raspberry Pi camera through picamera2 (on the Pi only; imported when opened)."""
 
     live = True
+    where = "the Pi camera"
 
     def __init__(self, config: CameraConfig) -> None:
         self.config = config

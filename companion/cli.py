@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -199,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # FFmpeg's own lines ("moov atom not found") would break our one-line errors, which name
+    # the file instead; set before OpenCV loads FFmpeg (OPENCV_FFMPEG_LOGLEVEL=32 shows them).
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     if argv[:1] == ["eval"]:  # its options (and --help) belong to the vision evaluation
         return _vision("eval_main")(argv[1:])
     args = build_parser().parse_args(argv)

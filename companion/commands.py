@@ -87,22 +87,52 @@ class Flush:
     """Answered once every message before it was handled; settles what the camera saw."""
 
 
+class StorageFailed(CommandError):
+    """The change could not be stored (a full or failing disk); nothing was applied."""
+
+
+class CommandTimeout(CommandError):
+    """The referee did not start the command in time; it was withdrawn and never runs."""
+
+
 @dataclass
 class Call:
-    """A command with a reply slot, for callers that wait for the outcome (web requests)."""
+    """A command with a reply slot, for callers that wait for the outcome (web requests).
+
+    A call is applied and answered, or withdrawn and never applied: a caller that gives up
+    before the referee took the call withdraws it (the loop skips it), and one that gives up
+    after the referee took it waits for the outcome instead of reporting a failure."""
 
     command: Any
     done: threading.Event = field(default_factory=threading.Event)
     result: Any = None
-    error: str | None = None
+    error: str | CommandError | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _taken: bool = False
+    _withdrawn: bool = False
 
-    def reply(self, result: Any = None, error: str | None = None) -> None:
+    def take(self) -> bool:
+        """The referee's loop claims the call before handling it; False: it was withdrawn."""
+        with self._lock:
+            if self._withdrawn:
+                return False
+            self._taken = True
+            return True
+
+    def reply(self, result: Any = None, error: str | CommandError | None = None) -> None:
         self.result, self.error = result, error
         self.done.set()
 
     def wait(self, timeout: float) -> Any:
         if not self.done.wait(timeout):
-            raise CommandError("the referee did not answer in time")
+            with self._lock:
+                if not self._taken:
+                    self._withdrawn = True
+                    raise CommandTimeout("the referee did not answer in time; "
+                                         "nothing was changed, try again")
+            self.done.wait()  # being handled now: its outcome is moments away
+        if isinstance(self.error, CommandError):
+            raise self.error
         if self.error is not None:
             raise CommandError(self.error)
         return self.result

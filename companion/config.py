@@ -6,7 +6,9 @@ ConfigError naming the key, before anything starts.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +52,7 @@ class Config:
     host: str = "0.0.0.0"
     port: int = 8000
     pin_hash: str = ""  # the host PIN, hashed (web/auth.py); empty = set at first start
+    allowed_hosts: tuple[str, ...] = ()  # names of the Pi beyond its own (docs/config.md)
     pins: dict[str, Any] = field(default_factory=dict)  # [pins] section (docs/wiring.md)
     camera: CameraConfig = CameraConfig()
 
@@ -76,7 +79,8 @@ class Config:
         return self.data_dir / "photos"
 
 
-_TYPES = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
+_TYPES = {int: "a whole number", float: "a number", str: "text", bool: "true or false",
+          list: "a list"}
 
 
 def _take(section: dict[str, Any], key: str, kind: type, default: Any, where: str) -> Any:
@@ -127,6 +131,7 @@ def parse_config(data: dict[str, Any]) -> Config:
         host=_take(web, "host", str, d.host, "web"),
         port=_take(web, "port", int, d.port, "web"),
         pin_hash=_take(web, "pin_hash", str, d.pin_hash, "web"),
+        allowed_hosts=_host_names(_take(web, "allowed_hosts", list, [], "web")),
         pins=pins,
         camera=camera,
     )
@@ -136,14 +141,40 @@ def parse_config(data: dict[str, Any]) -> Config:
     return config
 
 
+_HOST_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?")
+
+
+def _host_names(names: list[Any]) -> tuple[str, ...]:
+    """web.allowed_hosts: names or addresses of the Pi (no scheme, no port)."""
+    for name in names:
+        if not isinstance(name, str) or not (_HOST_NAME.fullmatch(name) or _address(name)):
+            raise ConfigError(f"web.allowed_hosts: {name!r} is not a host name or address "
+                              "(no scheme, no port)")
+    return tuple(names)
+
+
+def _address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return False
+    return True
+
+
 def load_config(path: str | Path | None) -> Config:
+    """The config in `path` (None: the defaults); every error is one line naming the file."""
     if path is None:
         return Config()
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
     except OSError as err:
-        raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+        raise ConfigError(f"cannot read the config {path}: {err.strerror}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path} is not valid TOML: {err}") from None
-    return parse_config(data)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
+    try:
+        return parse_config(data)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: {err}") from None

@@ -73,17 +73,28 @@ class GameLog:
                     raise NothingToUndo("there is no event to undo")
                 self.game.undo()
                 self._positions.pop()
-            case PlayCorrected():
-                at = self._find(Position(event.round, trick=event.trick, seat=event.seat))
-                self._replace(at, CardPlayed(event.seat, event.card))
-            case ScoringCorrected():
-                at = self._find(Position(event.round, index=event.index))
-                self._replace(at, ScoringRevealed(event.card))
+            case PlayCorrected() | ScoringCorrected():
+                self._replace(*self._target(event))
             case Note():
                 pass
             case _:
                 raise TypeError(f"not a record event: {event!r}")
         return None
+
+    def changes_nothing(self, event: RecordEvent) -> bool:
+        """A correction to what the game already holds (a card corrected to itself): there is
+        nothing to apply or to record. CorrectionError if it points at nothing."""
+        if not isinstance(event, PlayCorrected | ScoringCorrected):
+            return False
+        at, fixed = self._target(event)
+        return self.game.log[at] == fixed
+
+    def _target(self, fix: PlayCorrected | ScoringCorrected) -> tuple[int, GameEvent]:
+        """Where a correction points in the effective events, and the event it puts there."""
+        if isinstance(fix, PlayCorrected):
+            at = self._find(Position(fix.round, trick=fix.trick, seat=fix.seat))
+            return at, CardPlayed(fix.seat, fix.card)
+        return self._find(Position(fix.round, index=fix.index)), ScoringRevealed(fix.card)
 
     def _position_of(self, event: GameEvent) -> Position:
         game = self.game

@@ -51,30 +51,43 @@ Listener = Callable[[Notice], None]
 
 class RecordMirror:
     """The game record file (`--record`), kept equal to the store: appended per event, written
-    whole (to a temporary file, then renamed) at a new game or a restart."""
+    whole at a new game or a restart (to a temporary file beside it, synced, then renamed: a
+    kill leaves the old record or the new one, never half of one). When a write fails the store
+    still holds the event: the failure is said (OSError naming the file) and the next event
+    rewrites the record whole."""
 
     def __init__(self, path: str | Path, store: Store) -> None:
         self.path = Path(path)
         self.store = store
+        self._stale = False
 
     def rewrite(self, game_id: int | None) -> None:
         if game_id is None:
             return
         lines = [header_line(), *(dumps(e) for e in self.store.events(game_id))]
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
+        self._stale = False
 
     def __call__(self, notice: Notice) -> None:
-        if isinstance(notice, Started):
-            self.rewrite(notice.game_id)
-        elif isinstance(notice, Applied):
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(dumps(notice.event) + "\n")
+        try:
+            if isinstance(notice, Started) or (isinstance(notice, Applied) and self._stale):
+                self.rewrite(notice.game_id)
+            elif isinstance(notice, Applied):
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(dumps(notice.event) + "\n")
+        except OSError as err:
+            self._stale = True
+            raise OSError(f"the record {self.path} cannot be written: {err.strerror}") from err
 
 
 class TrickPhotos:

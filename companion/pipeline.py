@@ -32,6 +32,7 @@ class Pipeline:
         retry_s: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] | None = None,
+        frame_reach: tuple[float, float] | None = None,
     ) -> None:
         self.source = source
         self.watcher = watcher
@@ -49,6 +50,7 @@ class Pipeline:
         self._thread: threading.Thread | None = None
         self.busy_s = 0.0  # time spent in the watcher, for the frame-rate figures
         self.failures = 0
+        self.frame_reach = frame_reach  # (x, y) the zones reach: a frame must be that large
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self.run, name="camera", daemon=True)
@@ -102,6 +104,7 @@ class Pipeline:
                 continue
             if frame is None:
                 return
+            self._check_size(frame)
             t = self.clock() - start if self.source.live else self.frames / self.source.fps
             watcher = self.watcher
             self.latest = frame
@@ -120,6 +123,22 @@ class Pipeline:
                 wait = due - self.clock()
                 if wait > 0:
                     self._sleep(wait)
+
+    @property
+    def where(self) -> str:
+        """The source in words, for messages: a file, a folder, a camera."""
+        return str(getattr(self.source, "where", "the camera"))
+
+    def _check_size(self, frame: Any) -> None:
+        """Frames smaller than the zones cannot be the table the zones were drawn on (a wrong
+        --source or --zones, or a damaged frame): one line, and the source ends."""
+        if self.frame_reach is None:
+            return
+        height, width = frame.shape[:2]
+        reach_x, reach_y = self.frame_reach
+        if width < reach_x or height < reach_y:
+            raise SourceError(f"{self.where}: a frame of {width}x{height} pixels is smaller than "
+                              f"the zones, which reach {reach_x:.0f}x{reach_y:.0f}")
 
     def _report_failure(self) -> None:
         self.failures += 1

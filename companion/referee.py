@@ -11,8 +11,10 @@ which the web page, the LEDs and the watchdog follow.
 from __future__ import annotations
 
 import queue
+import sqlite3
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +33,7 @@ from .commands import (
     Resolve,
     Seen,
     SetupNeeds,
+    StorageFailed,
 )
 from .gamelog import GameLog
 from .hub import Hub
@@ -42,6 +45,8 @@ from .store import Store, now_iso
 from .views import snapshot
 
 MAX_STEPS = 200  # events one decision pass may apply (a whole trick caught up is ~10)
+# What a full or failing disk raises: the referee refuses the change and keeps going.
+STORAGE_ERRORS = (sqlite3.Error, OSError)
 
 
 @dataclass
@@ -92,6 +97,7 @@ class Referee:
         self.camera_ok: bool | None = None  # None: no camera in use
         self.setup_needs: tuple[str, ...] = ()  # what set-up is missing ("zones", ...)
         self.message = ""
+        self.storage_error = ""  # why the last write could not be stored ("" once one is)
         self.interpreter = Interpreter()
         self.last_frame: Any = None
         self.last_t = 0.0
@@ -152,17 +158,32 @@ class Referee:
         if message is None:
             return True
         if isinstance(message, Call):
+            if not message.take():
+                return True  # its caller gave up before it began: it is never applied
             try:
                 message.reply(self.handle(message.command))
-            except (CommandError, RuleError, ValueError) as err:
-                message.reply(error=str(err))
+            except Exception as err:  # noqa: BLE001 - the loop must outlive any one message
+                message.reply(error=self._refusal(err))
         else:
             try:
                 self.handle(message)
-            except (CommandError, RuleError, ValueError) as err:
-                self.message = str(err)
+            except Exception as err:  # noqa: BLE001
+                self.message = str(self._refusal(err))
         self.publish()
         return True
+
+    def _refusal(self, err: Exception) -> CommandError:
+        """The one line a failed message answers; a storage error is also shown on the view."""
+        if isinstance(err, CommandError):
+            return err
+        if isinstance(err, RuleError | ValueError):
+            return CommandError(str(err))
+        if isinstance(err, STORAGE_ERRORS):
+            self.storage_error = f"the game cannot be saved: {err}"
+            return StorageFailed(f"not saved ({err}); nothing was changed: free some space "
+                                 "and try again")
+        traceback.print_exc()
+        return CommandError(f"the referee failed ({type(err).__name__}: {err}); see the log")
 
     def handle(self, command: Any) -> Any:
         match command:
@@ -270,9 +291,10 @@ class Referee:
         self.publish()
 
     def _new_game(self, setup: Any) -> int:
+        game_id = self.store.new_game(setup)  # first: if it fails, the old game stays in play
         if self.game_id is not None:
             self.store.finish(self.game_id)
-        self.game_id = self.store.new_game(setup)
+        self.game_id, self.storage_error = game_id, ""
         self.log = GameLog(setup)
         self.conflicts = []
         self.interpreter = Interpreter()
@@ -286,21 +308,36 @@ class Referee:
         photo; a trick entered by hand has none)."""
         if self.log is None or self.game_id is None:
             raise CommandError("no game in play: start one first")
+        if self.log.changes_nothing(event):
+            return None  # a card corrected to itself: nothing to keep in the record
+        before = self.log.effective
         trick = self.log.apply(event)
-        self.store.append(self.game_id, event)
+        try:
+            self.store.append(self.game_id, event)
+        except STORAGE_ERRORS:
+            self.log = GameLog.from_events(before)  # nothing is applied that is not stored
+            raise
+        self.storage_error = ""
         if trick is not None:
             self.trick_scored_at = time.monotonic()
         elif isinstance(event, Correction):  # nothing was just scored: no flash to show
             self.trick_scored_at = None
-        if self.log.game.game_over:
-            self.store.finish(self.game_id)
+        try:  # the event is stored: what follows failing only says so
+            if self.log.game.game_over:
+                self.store.finish(self.game_id)
+        except STORAGE_ERRORS as err:
+            self.storage_error = f"the game is saved, but not its end: {err}"
         self.message = ""
         self._tell(Applied(self.game_id, event, trick, frame if trick else None))
         return trick
 
     def _tell(self, notice: Any) -> None:
+        """Tell the subscribers; the game is stored already, so one failing only says so."""
         for listener in self.listeners:
-            listener(notice)
+            try:
+                listener(notice)
+            except STORAGE_ERRORS as err:
+                self.storage_error = f"the game is saved, but: {err}"
 
     def _by_hand(self, event: Any) -> Trick | None:
         """A reveal or play entered by a person: the camera's cards that show it are tied to it."""
@@ -381,6 +418,8 @@ class Referee:
 
     @property
     def status(self) -> str:
+        if self.storage_error:
+            return "storage_error"
         if self.camera_ok is False:
             return "camera_lost"
         if self.conflict is not None:
@@ -394,7 +433,7 @@ class Referee:
             "status": self.status,
             "conflict": self.conflict.to_json() if self.conflict else None,
             "waiting": len(self.conflicts),
-            "message": self.message,
+            "message": self.storage_error or self.message,
             "setup": list(self.setup_needs),
         }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .commands import ButtonPress, Flush, NewGame, SetupNeeds
+from .camera import SourceError
+from .commands import ButtonPress, CameraStatus, Flush, NewGame, SetupNeeds
 from .config import Config
 from .hub import Hub
 from .keep import CorrectionCrops, RecordMirror, TrickPhotos
@@ -95,28 +97,64 @@ class SystemdNotifier:
             self.send("WATCHDOG=1")
 
 
+def data_folder(path: Path) -> Path:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise StartError(f"the data folder {path} is a file, not a folder") from None
+    except OSError as err:
+        raise StartError(f"cannot make the data folder {path}: {err.strerror}") from None
+    return path
+
+
+def writable_record(path: Path | None) -> Path | None:
+    """--record, checked before anything starts: a folder or a file we may not write is one
+    line now, not a traceback at the first event."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise StartError(f"--record {path} is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StartError(f"cannot make the folder of --record {path}: {err.strerror}") from None
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        raise StartError(f"cannot write --record {path}: permission denied")
+    return path
+
+
 class Companion:
     def __init__(self, options: Options) -> None:
         self.options = options
         cfg = options.config
-        cfg.data_dir.mkdir(parents=True, exist_ok=True)
+        data_folder(cfg.data_dir)
+        setup = read_setup(options.setup) if options.setup is not None else None
+        record = writable_record(options.record)
         self.store = Store(cfg.db_path)
+        self.pin_store = self._pin_store() if options.web else None
         self.hub = Hub()
         self.indicators = self._indicators()
-        self.referee = Referee(self.store, self.hub, indicators=self.indicators)
-        self.record = RecordMirror(options.record, self.store) if options.record else None
+        try:
+            self.referee = Referee(self.store, self.hub, indicators=self.indicators)
+        except (sqlite3.Error, ValueError) as err:
+            raise StartError(f"the database {cfg.db_path} holds a game that cannot be read "
+                             f"({err})") from None
+        self.record = RecordMirror(record, self.store) if record else None
         for listener in (self.record, TrickPhotos(cfg.photo_dir, self.store),
-                         CorrectionCrops(cfg.data_dir / "corrections")):
+                         CorrectionCrops(cfg.corrections_dir)):
             if listener is not None:
                 self.referee.subscribe(listener)
         self.buttons = self._buttons()
+        game = setup or (self.referee.game.setup if self.referee.game else None)
+        self._players = game.n if game else None
         self.pipeline = self._pipeline() if options.camera else None
         self.notifier = SystemdNotifier()
         self.referee.on_idle = self.notifier.tick
         self._server: Any = None
-        if options.setup is not None:
-            self._start_or_resume(read_setup(options.setup))
-        elif self.record is not None:
+        if setup is not None:
+            self._start_or_resume(setup)
+        elif self.record is not None and self.referee.game_id is not None:
+            self._keep_record_aside_unless_it_agrees()
             self.record.rewrite(self.referee.game_id)
 
     # -- parts ------------------------------------------------------------------------------
@@ -127,6 +165,12 @@ class Companion:
 
         pin_map = PinMap.from_dict(self.options.config.pins)
         return Indicators(len(pin_map.seats), pin_map)
+
+    def _pin_store(self) -> Any:
+        from web.auth import PinStore
+
+        cfg = self.options.config
+        return PinStore(cfg.data_dir / "host-pin", preset_hash=cfg.pin_hash or None)
 
     def _buttons(self) -> Any:
         from hardware.buttons import Buttons
@@ -143,24 +187,42 @@ class Companion:
         opts, cfg = self.options, self.options.config
         source = open_source(opts.source, cfg.camera, opts.fps)
         self._fps = source.fps
-        return Pipeline(source, self._watcher(), self.referee.put, realtime=opts.realtime,
-                        speed=opts.speed, retry_s=cfg.camera.retry_s)
+        watcher = self._watcher()
+        return Pipeline(source, watcher, self.referee.put, realtime=opts.realtime,
+                        speed=opts.speed, retry_s=cfg.camera.retry_s,
+                        frame_reach=zones_reach(watcher))
 
     @property
     def zones_path(self) -> Path:
         return self.options.zones or self.options.config.zones_path
 
+    def _zones(self) -> Any:
+        """The zones file, refused in one line naming it when it is damaged or does not fit
+        the game (a seat zone for each player)."""
+        from vision.zones import load_zones
+
+        path, players = self.zones_path, self._players
+        try:
+            zones = load_zones(path)
+        except ValueError as err:
+            message = str(err)
+            raise StartError(message if str(path) in message else f"{path}: {message}") from None
+        if players is not None and zones.n_seats != players:
+            raise StartError(f"{path} has {zones.n_seats} seat zones but the game has {players} "
+                             "players: draw the zones again (Setup) or give the right --zones")
+        return zones
+
     def _watcher(self) -> Any:
         """The table watcher, or None while no seat zones are drawn (the page asks for them)."""
         from vision.watch import TableWatcher
-        from vision.zones import load_zones
 
         if not self.zones_path.is_file():
             self.referee.put(SetupNeeds(("zones",), "no seat zones yet: draw them on the Setup "
                                         "page (Setup, then Seat zones)"))
             return None
+        zones = self._zones()
         self.referee.put(SetupNeeds())
-        return TableWatcher(load_zones(self.zones_path), self._reader(), fps=self._fps)
+        return TableWatcher(zones, self._reader(), fps=self._fps)
 
     def _reader(self) -> Any:
         """The deck's reader: --deck, paths.deck, or the deck taught on the web page; else the
@@ -185,9 +247,16 @@ class Companion:
 
     def zones_saved(self) -> None:
         """The web page saved the seat zones: the pipeline watches with them from the next
-        frame (no restart)."""
-        if self.pipeline is not None:
-            self.pipeline.watcher = self._watcher()
+        frame (no restart). Zones that do not fit the game are said on the page."""
+        if self.pipeline is None:
+            return
+        try:
+            watcher = self._watcher()
+        except StartError as err:
+            self.referee.put(SetupNeeds(("zones",), str(err)))
+            return
+        self.pipeline.frame_reach = zones_reach(watcher)
+        self.pipeline.watcher = watcher
 
     def deck_taught(self, path: Path) -> None:
         """A deck was taught (the web page, or corrections learned): read with it from now."""
@@ -222,30 +291,33 @@ class Companion:
         threading.Thread(target=work, name="learn", daemon=True).start()
 
     def _start_or_resume(self, setup: GameStarted) -> None:
-        """A restart with the same setup (and, with --record, the record of the game so far)
-        continues the unfinished game; anything else starts a new game (an unfinished one
-        stays in the history)."""
+        """A restart with the setup of the unfinished game continues it: the database holds
+        it, whatever --record holds (a missing record is written again, a damaged one kept
+        aside). Another setup starts a new game (the unfinished one stays in the history)."""
         game = self.referee.game
-        if game is not None and game.setup == setup and self._record_agrees():
-            if self.record is not None:
-                self.record.rewrite(self.referee.game_id)
+        if game is None or game.setup != setup:
+            self.referee.call(NewGame(setup))
             return
-        self.referee.call(NewGame(setup))
+        self._keep_record_aside_unless_it_agrees()
+        if self.record is not None:
+            self.record.rewrite(self.referee.game_id)
 
-    def _record_agrees(self) -> bool:
-        """--record holds a beginning of the unfinished game (a kill may have cut its last
-        line short of the store's last event)."""
-        path = self.options.record
-        if path is None:
-            return True
-        try:
-            text = path.read_text(encoding="utf-8")
-            whole = text[: text.rfind("\n") + 1]  # a line cut by the kill does not count
-            events = [event for _, event in iter_lines(whole.splitlines())]
-        except (OSError, UnicodeDecodeError, RecordError):
-            return False
-        stored = self.store.events(self.referee.game_id)  # type: ignore[arg-type]
-        return bool(events) and stored[: len(events)] == events
+    def _keep_record_aside_unless_it_agrees(self) -> None:
+        """--record should hold a beginning of the unfinished game (a kill may have cut its
+        last line short of the store's last event). One that does not is not overwritten:
+        it is renamed to RECORD.damaged, and the record is written again from the database."""
+        path, game_id = self.options.record, self.referee.game_id
+        if path is None or game_id is None:
+            return
+        events = _record_events(path)
+        if events == []:
+            _note(f"{path} was missing or empty: written again from the database "
+                  f"(game {game_id})")
+        elif events is None or self.store.events(game_id)[: len(events)] != events:
+            aside = path.with_name(path.name + ".damaged")
+            os.replace(path, aside)
+            _note(f"{path} does not hold game {game_id} in progress: kept as {aside}; "
+                  "written again from the database")
 
     # -- running ------------------------------------------------------------------------------
 
@@ -264,13 +336,12 @@ class Companion:
 
     def _start_web(self) -> None:
         from web.app import create_app
-        from web.auth import PinStore
         from web.server import make_server
 
         cfg = self.options.config
-        pin_store = PinStore(cfg.data_dir / "host-pin", preset_hash=cfg.pin_hash or None)
-        app = create_app(self.referee, self.store, photo_dir=cfg.photo_dir, pin_store=pin_store,
-                         camera=self.pipeline, teach_dir=cfg.data_dir / "teach",
+        app = create_app(self.referee, self.store, photo_dir=cfg.photo_dir,
+                         pin_store=self.pin_store, camera=self.pipeline,
+                         teach_dir=cfg.data_dir / "teach", allowed_hosts=cfg.allowed_hosts,
                          zones_path=self.zones_path, on_zones_saved=self.zones_saved,
                          on_deck_taught=self.deck_taught, cards_in_view=self.cards_in_view)
         host = self.options.host or cfg.host
@@ -284,19 +355,27 @@ class Companion:
         return f"http://127.0.0.1:{port}/"
 
     def wait(self) -> None:
-        """Until the footage ends (with --exit-at-end) or forever (Ctrl-C / SIGTERM stop it)."""
+        """Until the footage ends (with --exit-at-end) or forever (Ctrl-C / SIGTERM stop it).
+        A source that cannot be read is a SourceError with --exit-at-end; without it, the
+        end of the source is told (stderr, the view) and the scoresheet goes on serving."""
+        pipeline = self.pipeline
+        if pipeline is not None:
+            while not pipeline.wait(0.5):
+                pass
+            if pipeline.error and self.options.exit_at_end:
+                raise SourceError(pipeline.error)
+            if self.options.exit_at_end:
+                self.referee.call(Flush(), timeout=30)
+                return
+            source = self.options.source or self.options.config.camera.source
+            ended = pipeline.error or f"the source {source} ended"
+            _note(f"{ended}; the scoresheet stays on (Ctrl-C to stop)")
+            if not pipeline.error:
+                self.referee.put(CameraStatus(False, f"{ended}: enter cards by hand"))
+        if self.options.exit_at_end:
+            return
         while True:
-            if self.pipeline is not None and self.pipeline.wait(0.5):
-                if self.options.exit_at_end:
-                    self.referee.call(Flush(), timeout=30)
-                    return
-                if self.pipeline.error:
-                    print(f"tightrope-companion: {self.pipeline.error}", file=sys.stderr)
-                    self.pipeline = None
-            elif self.pipeline is None:
-                if self.options.exit_at_end:
-                    return
-                time.sleep(0.5)
+            time.sleep(3600)
 
     def stop(self) -> None:
         if self.pipeline is not None:
@@ -310,3 +389,26 @@ class Companion:
         self.store.close()
 
 
+def zones_reach(watcher: Any) -> tuple[float, float] | None:
+    """How far right and down the watcher's zones reach: a frame must be that large."""
+    if watcher is None or watcher.zones is None:
+        return None
+    corners = [*watcher.zones.seats, watcher.zones.scoring]
+    return (max(float(p[:, 0].max()) for p in corners),
+            max(float(p[:, 1].max()) for p in corners))
+
+
+def _record_events(path: Path) -> list[Any] | None:
+    """The events of a record file ([] if missing), or None when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        whole = text[: text.rfind("\n") + 1]  # a line cut by a kill does not count
+        return [event for _, event in iter_lines(whole.splitlines())]
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError, RecordError):
+        return None
+
+
+def _note(message: str) -> None:
+    print(f"tightrope-companion: {message}", file=sys.stderr, flush=True)

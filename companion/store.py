@@ -93,14 +93,32 @@ class Store:
     """One SQLite file. Thread-safe: one connection behind a lock (writes are rare and tiny)."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open (or create) the database; one that cannot be used is a StoreError naming it."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise StoreError(f"the folder of the database {self.path} is a file") from None
+        except OSError as err:
+            raise StoreError(f"cannot make the folder of the database {self.path}: "
+                             f"{err.strerror or err}") from None
+        if self.path.is_dir():
+            raise StoreError(f"the database {self.path} is a folder, not a file")
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(SCHEMA)
+            damage = [row[0] for row in self._db.execute("PRAGMA quick_check(3)")]
+        except sqlite3.Error as err:
+            self._db.close()
+            raise StoreError(f"the database {self.path} cannot be used: {err}") from None
+        if damage != ["ok"]:
+            self._db.close()
+            detail = " ".join(" ".join(damage).split())[:200]
+            raise StoreError(f"the database {self.path} is damaged: {detail}")
 
     def close(self) -> None:
         with self._lock:
@@ -119,10 +137,11 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # a failed COMMIT (a full disk) may leave it open
+                    self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
 
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:

@@ -28,7 +28,7 @@ COLOURS: dict[str, tuple[float, float, float]] = {
     "green": (0.0, 1.0, 0.0),
     "amber": (1.0, 0.3, 0.0),  # green LEDs are brighter: a little green reads as amber
 }
-STATUSES = ("watching", "attention", "camera_lost", "idle")
+STATUSES = ("watching", "attention", "camera_lost", "storage_error", "idle")
 
 
 @dataclass(frozen=True)
@@ -127,13 +127,16 @@ def balance_level(balance: int) -> float:
 
 
 def status_light(status: str) -> Light:
-    """Status LED: green = watching, amber blinking = look at the scoresheet, red = camera lost."""
+    """Status LED: green = watching, amber blinking = look at the scoresheet, red = camera lost
+    (double blinks) or the game cannot be saved (fast triple blinks)."""
     if status == "watching":
         return Light("green", 1.0)
     if status == "attention":
         return Light("amber", 1.0, "blink")
     if status == "camera_lost":
         return Light("red", 1.0, "double_blink")
+    if status == "storage_error":
+        return Light("red", 1.0, "flash_low")
     if status == "idle":
         return Light("green", IDLE_LEVEL)
     raise SnapshotError(f"status {status!r} is not one of {', '.join(STATUSES)}")

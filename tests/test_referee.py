@@ -3,6 +3,9 @@ narrowed by what the game knows (the interpreter's own cases: test_interpreter.p
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -12,15 +15,17 @@ from companion.commands import (
     ButtonPress,
     CameraStatus,
     CommandError,
+    CommandTimeout,
     Correct,
     ManualEvent,
     NewGame,
     Resolve,
     Seen,
+    StorageFailed,
 )
 from companion.hub import Hub
 from companion.keep import CorrectionCrops, RecordMirror, TrickPhotos
-from companion.record import PlayCorrected, Undo
+from companion.record import PlayCorrected, ScoringCorrected, Undo
 from companion.referee import Referee
 from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
 from companion.store import Store
@@ -371,3 +376,159 @@ def test_loop_thread_serves_calls(referee):
         assert referee.game.trick_value == 4
     finally:
         referee.stop()
+
+
+# --- a call is applied and answered, or withdrawn and never applied (issue 17) ------------------
+
+
+def test_a_call_given_up_before_it_began_is_never_applied(referee):
+    referee._thread = threading.Thread(target=lambda: None)  # "a loop runs" but is busy
+    before = referee.store.events(referee.game_id)
+    with pytest.raises(CommandTimeout, match="nothing was changed"):
+        referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))), timeout=0.05)
+    referee._thread = None
+    referee.drain()  # the loop comes back to its queue: the withdrawn call is skipped
+    assert referee.store.events(referee.game_id) == before and referee.game.revealed == ()
+
+
+def test_a_call_taken_before_the_timeout_is_waited_for(referee, monkeypatch):
+    real_append = referee.store.append
+
+    def slow_append(*args, **kwargs):
+        time.sleep(0.3)
+        return real_append(*args, **kwargs)
+
+    monkeypatch.setattr(referee.store, "append", slow_append)
+    referee.start()
+    try:
+        referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))), timeout=0.05)  # no error
+        assert [str(c) for c in referee.game.revealed] == ["4"]
+    finally:
+        referee.stop()
+
+
+# --- a storage error refuses the change and the loop goes on (issue 18) --------------------------
+
+
+def test_a_full_disk_refuses_the_event_and_the_loop_lives_on(referee, monkeypatch, tmp_path):
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    state, stored = referee.view()["state"], referee.store.events(referee.game_id)
+    record = (tmp_path / "rec.jsonl").read_text()
+    real_append = referee.store.append
+    full = [True]
+
+    def append(*args, **kwargs):
+        if full[0]:
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_append(*args, **kwargs)
+
+    monkeypatch.setattr(referee.store, "append", append)
+    referee.start()
+    try:
+        for event in (ManualEvent(CardPlayed(1, 5)), Correct(Undo(why="oops"))):
+            with pytest.raises(StorageFailed, match="database or disk is full"):
+                referee.call(event, timeout=2)
+        assert referee.view()["state"] == state  # nothing applied that is not stored
+        assert referee.store.events(referee.game_id) == stored
+        assert (tmp_path / "rec.jsonl").read_text() == record
+        view = referee.hub.latest()[1]
+        assert view["status"] == "storage_error" and "disk is full" in view["message"]
+        referee.put(Seen((), 9.0))  # camera frames keep coming: the loop handles them
+        full[0] = False
+        referee.call(ManualEvent(CardPlayed(1, 5)), timeout=2)  # the same loop, still alive
+        assert referee.store.events(referee.game_id)[-1] == CardPlayed(1, 5)
+        assert referee.hub.latest()[1]["status"] == "watching"
+    finally:
+        referee.stop()
+
+
+def test_an_unexpected_error_answers_the_call_and_the_loop_goes_on(referee, monkeypatch, capsys):
+    def broken(changes, t):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(referee.interpreter, "on_changes", broken)
+    referee.start()
+    try:
+        with pytest.raises(CommandError, match="the referee failed"):
+            referee.call(Seen((), 1.0), timeout=2)
+        referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))), timeout=2)
+        assert referee.game.trick_value == 4
+    finally:
+        referee.stop()
+    assert "KeyError" in capsys.readouterr().err
+
+
+def test_a_failing_record_file_does_not_refuse_a_stored_event(referee, monkeypatch, tmp_path):
+    from pathlib import Path
+
+    real_open = Path.open
+
+    def no_room(self, *args, **kwargs):
+        if self.name == "rec.jsonl":
+            raise OSError(28, "No space left on device")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", no_room)
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))  # stored: acknowledged
+    assert referee.game.trick_value == 4 and referee.status == "storage_error"
+    assert "rec.jsonl" in referee.view()["message"]
+    monkeypatch.setattr(Path, "open", real_open)
+    referee.call(ManualEvent(CardPlayed(1, 5)))  # the whole record is written again
+    lines = (tmp_path / "rec.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and referee.status == "watching"
+
+
+def test_the_record_is_rewritten_whole_or_not_at_all(referee, monkeypatch, tmp_path):
+    from pathlib import Path
+
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    record = tmp_path / "rec.jsonl"
+    before = record.read_text()
+    real_open = Path.open
+
+    class Full:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, text):
+            self.handle.write(text[:10])
+            raise OSError(28, "No space left on device")
+
+    def half_write(self, mode="r", *args, **kwargs):
+        handle = real_open(self, mode, *args, **kwargs)
+        return Full(handle) if "w" in mode else handle
+
+    monkeypatch.setattr(Path, "open", half_write)
+    with pytest.raises(OSError):
+        referee.rewrite_record()
+    assert record.read_text() == before  # a kill or a full disk mid-write: the old record
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_correction_to_the_same_card_is_no_event(referee):
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    referee.call(ManualEvent(CardPlayed(1, 5)))
+    before = referee.store.events(referee.game_id)
+    referee.call(Correct(PlayCorrected(0, 0, 1, 5, why="same")))
+    referee.call(Correct(ScoringCorrected(0, 0, ScoringCard(4))))
+    assert referee.store.events(referee.game_id) == before
+    with pytest.raises(CommandError, match="no play by seat 2"):
+        referee.call(Correct(PlayCorrected(0, 0, 2, 5)))
+
+
+def test_a_photo_that_cannot_be_kept_does_not_refuse_the_scored_trick(referee, tmp_path):
+    (tmp_path / "photos").write_text("a file where the photo folder should be")
+    referee.last_frame = np.zeros((72, 128, 3), np.uint8)
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    for seat, card in ((1, 5), (2, 6), (0, 7)):
+        referee.call(ManualEvent(CardPlayed(seat, card)))  # the last one scores the trick
+    assert len(referee.game.rounds[0].tricks if referee.game.rounds else
+               referee.game.tricks_this_round) == 1
+    assert len(referee.store.events(referee.game_id)) == 5
+    assert referee.status == "storage_error" and "photo" in referee.view()["message"]

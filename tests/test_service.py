@@ -207,3 +207,33 @@ def test_no_notify_socket_is_quiet(monkeypatch):
     notifier = SystemdNotifier()
     assert notifier.address == "" and notifier.interval == 0
     notifier.send("READY=1")  # off systemd: nothing to tell, nothing raised
+
+
+def test_allowed_hosts_from_the_config(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[web]\nallowed_hosts = ["tightrope.lan", "192.168.1.9", "[fe80::1]"]\n')
+    assert load_config(path).allowed_hosts == ("tightrope.lan", "192.168.1.9", "[fe80::1]")
+    assert load_config(None).allowed_hosts == ()
+
+
+@pytest.mark.parametrize("text,message", [
+    ('[web]\nallowed_hosts = "pi"\n', "web.allowed_hosts must be a list"),
+    ('[web]\nallowed_hosts = ["http://pi"]\n', "'http://pi' is not a host name"),
+    ('[web]\nallowed_hosts = ["pi:8000"]\n', "'pi:8000' is not a host name"),
+    ('[web]\nallowed_hosts = [3]\n', "3 is not a host name"),
+    ("[web]\nport = 99999\n", "not a TCP port"),
+    ("[paths\n", "not valid TOML"),
+])
+def test_a_bad_config_names_its_file(tmp_path, text, message):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}") and "\n" not in str(info.value)
+
+
+def test_a_binary_config_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_bytes(b"\xff\xfe\x00garbage\x89PNG")
+    with pytest.raises(ConfigError, match="c.toml is not"):
+        load_config(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -106,3 +107,60 @@ def test_sigkill_never_loses_a_committed_event(tmp_path):
                     Game.replay(expected[: len(stored)])
                 )
     assert sum(confirmed.values()) > 100  # the writer really got somewhere between kills
+
+
+def test_a_full_database_refuses_an_append_and_takes_the_next(tmp_path):
+    """A real "database or disk is full" (SQLite's page limit), also one at COMMIT: the event
+    is not stored, and the store takes the next append once there is room."""
+    events = random_game(random.Random(3), 3, Variant(), rounds=1)
+    with Store(tmp_path / "t.db") as store:
+        game_id = store.new_game(events[0])
+        pages = store._read("PRAGMA page_count")[0][0]
+        store._read(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+            store.append(game_id, Note("x" * 20_000))  # needs pages the limit refuses
+        store._read("PRAGMA max_page_count = 1000000")
+        real = store._db
+
+        class CommitFails:
+            def execute(self, sql, *args):
+                if sql == "COMMIT":
+                    raise sqlite3.OperationalError("database or disk is full")
+                return real.execute(sql, *args)
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+        store._db = CommitFails()
+        with pytest.raises(sqlite3.OperationalError):
+            store.append(game_id, events[1])
+        store._db = real
+        assert store.events(game_id) == events[:1]
+        store.append(game_id, events[1])  # no transaction was left open
+        assert store.events(game_id) == events[:2]
+
+
+@pytest.mark.parametrize("damage", ["folder", "garbage", "truncated", "zeroed"])
+def test_a_damaged_database_is_one_line_naming_it(tmp_path, damage):
+    db = tmp_path / "t.db"
+    with Store(db) as store:
+        for seed in range(3):
+            events = random_game(random.Random(seed), 3, Variant())
+            game_id = store.new_game(events[0])
+            for event in events[1:]:
+                store.append(game_id, event)
+        store._read("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = db.read_bytes()
+    db.unlink()
+    if damage == "folder":
+        db.mkdir()
+    elif damage == "garbage":
+        db.write_bytes(bytes(range(256)) * (len(data) // 256))
+    elif damage == "truncated":
+        db.write_bytes(data[: len(data) // 2])
+    else:
+        db.write_bytes(data[:8192] + b"\0" * 4096 + data[12288:])
+    with pytest.raises(StoreError) as info:
+        Store(db)
+    message = str(info.value)
+    assert str(db) in message and "\n" not in message

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import re
+import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -731,3 +732,404 @@ def test_every_route_is_exercised_here(env: Env) -> None:
         pattern = re.sub(r"<int:\w+>", r"\\d+", rule.rule)
         pattern = re.sub(r"<path:\w+>", ".+", pattern)
         assert any(re.fullmatch(pattern, url) for url in urls), f"no test requests {rule.rule}"
+
+
+# --- hostile requests (issue 15): each refused in one line, nothing changed ----------------------
+
+JSON_WRITES = ["/api/login", "/api/pin", "/api/game", "/api/finish", "/api/play", "/api/reveal",
+               "/api/undo", "/api/correct/play", "/api/correct/scoring", "/api/resolve",
+               "/api/note", "/api/zones", "/api/teach/capture", "/api/teach/run"]
+
+
+@pytest.mark.parametrize("depth", [17, 5000])
+@pytest.mark.parametrize("url", JSON_WRITES)
+def test_deeply_nested_json_is_400_on_every_write(env: Env, url: str, depth: int) -> None:
+    prepared(env)
+    before = env.fingerprint()
+    body = '{"a": ' + "[" * depth + "]" * depth + "}"
+    response = env.client.post(url, data=body, content_type="application/json", headers=HOST)
+    assert response.status_code == 400, response.data[:200]
+    assert "nested deeper than 16" in response.json["error"]
+    assert env.fingerprint() == before
+
+
+@pytest.mark.parametrize("body", ['{"seat": NaN, "card": 1}', '{"seat": Infinity, "card": 1}',
+                                  b'{"seat": "\xff"}'])
+def test_json_that_is_not_json_is_400(playing: Env, body: str | bytes) -> None:
+    response = playing.client.post("/api/play", data=body, content_type="application/json",
+                                   headers=HOST)
+    assert response.status_code == 400 and "not valid JSON" in response.json["error"]
+
+
+@pytest.mark.parametrize("url", ["/photos/" + "a" * 5000 + ".jpg",
+                                 "/photos/1/" + "b" * 300 + ".jpg",
+                                 "/photos/" + "/".join(["c" * 200] * 30) + ".jpg"])
+def test_long_photo_names_are_404_not_500(photos: Env, url: str) -> None:
+    response = photos.client.get(url)
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize("host", ["a" * 64 + ".example", "a" * 64, "x..y", "bad host",
+                                  "ex\u00e4mple.org", "[zz::1]", "h:99999999"])
+def test_a_bad_host_header_is_400_before_anything_reads_it(env: Env, host: str) -> None:
+    for url in ["/", "/api/view", "/events"]:
+        response = env.client.get(url, headers={"Host": host})
+        assert response.status_code == 400, (host, url)
+        assert response.json == {"error": "the Host header is not a host name"}
+    response = env.client.post("/api/login", json={"pin": PIN}, headers={"Host": host})
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize("host", ["localhost", "localhost:8000", "127.0.0.1:8000", "[::1]:8000",
+                                  "a" * 63 + ".example", "tightrope.local"])
+def test_good_host_headers_are_served(env: Env, host: str) -> None:
+    assert env.client.get("/api/view", headers={"Host": host}).status_code == 200
+
+
+# --- the PIN under a guessing burst (issues 13, 14) ----------------------------------------------
+
+
+class SlowHash:
+    """verify_hash that takes a while and records how many run at once, and on which threads."""
+
+    def __init__(self, seconds: float = 0.05) -> None:
+        from web import auth
+
+        self.real = auth.verify_hash
+        self.seconds = seconds
+        self.lock = threading.Lock()
+        self.running = self.most = self.calls = 0
+        self.threads: set[str] = set()
+
+    def __call__(self, pin: str, stored: str) -> bool:
+        with self.lock:
+            self.running += 1
+            self.calls += 1
+            self.most = max(self.most, self.running)
+            self.threads.add(threading.current_thread().name)
+        try:
+            time.sleep(self.seconds)
+            return self.real(pin, stored)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+def burst(app: Any, n: int, address: Any, pin: str = "0000") -> list[Any]:
+    """n logins at once, from `address(i)`; their responses."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> Any:
+        return app.test_client().post("/api/login", json={"pin": pin}, headers=ORIGIN,
+                                      environ_base={"REMOTE_ADDR": address(i)})
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(one, range(n)))
+
+
+def test_pin_hashes_run_two_at_a_time_on_two_threads(env: Env,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    slow = SlowHash(0.05)
+    monkeypatch.setattr("web.auth.verify_hash", slow)
+    responses = burst(env.app, 40, lambda i: f"10.0.1.{i}")
+    assert slow.most <= 2 and len(slow.threads) <= 2
+    assert all(t.startswith("pin-hash") for t in slow.threads)
+    statuses = {r.status_code for r in responses}
+    assert statuses <= {403, 429}
+    for r in responses:
+        assert r.json["error"] in ("wrong PIN", "too many PIN checks at once: try again in a "
+                                   "moment")
+        if r.status_code == 429:
+            assert r.headers["Retry-After"] == "1"
+
+
+def test_a_burst_from_one_client_gets_five_hashes_then_the_lock(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    slow = SlowHash(0.2)
+    monkeypatch.setattr("web.auth.verify_hash", slow)
+    responses = burst(env.app, 40, lambda i: "10.0.2.7")
+    assert slow.calls == 5  # counted before the hash: no guess slips past the lock
+    assert env.pins.locked_for("10.0.2.7") == pytest.approx(30, abs=2)
+    assert all(r.status_code in (403, 429) for r in responses)
+
+
+def test_a_locked_out_client_does_not_lock_out_the_host(env: Env) -> None:
+    stranger = {"REMOTE_ADDR": "10.0.3.66"}
+    host = {"REMOTE_ADDR": "10.0.3.1"}
+    for _ in range(5):
+        env.client.post("/api/login", json={"pin": "1111"}, headers=ORIGIN, environ_base=stranger)
+    locked = env.client.post("/api/login", json={"pin": PIN}, headers=ORIGIN,
+                             environ_base=stranger)
+    assert locked.status_code == 403 and "too many wrong PINs: wait 30 s" in locked.json["error"]
+    assert locked.headers["Retry-After"] == "30"
+    assert env.client.get("/api/whoami", environ_base=stranger).json["locked_s"] > 29
+    mine = env.app.test_client()
+    assert mine.get("/api/whoami", environ_base=host).json["locked_s"] == 0
+    assert mine.post("/api/login", json={"pin": PIN}, headers=ORIGIN,
+                     environ_base=host).status_code == 200
+    assert env.client.post("/api/reveal", json={"card": "3"}, headers=HOST,
+                           environ_base=host).status_code == 409  # no game: past the PIN
+
+
+def test_the_lock_backs_off_exponentially_and_a_right_pin_resets_it(tmp_path: Path) -> None:
+    from web.auth import LOCK_MAX_S
+
+    now = [0.0]
+    store = PinStore(tmp_path / "pin", clock=lambda: now[0])
+    store.set_pin("1234")
+    waits = []
+    for _ in range(7):
+        for _ in range(5):
+            assert not store.check("0000", "a")
+        waits.append(round(store.locked_for("a")))
+        assert not store.check("1234", "a")  # locked: even the right PIN
+        assert store.check("1234", "b")  # another client is not locked
+        now[0] += store.locked_for("a") + 0.1
+    assert waits == [30, 60, 120, 240, 480, 900, 900] and waits[-1] == LOCK_MAX_S
+    assert store.check("1234", "a")
+    for _ in range(5):
+        store.check("0000", "a")
+    assert round(store.locked_for("a")) == 30
+
+
+# --- request ids and the referee's answer (issue 17) ---------------------------------------------
+
+
+def test_a_repeated_request_id_is_answered_not_applied_again(env: Env) -> None:
+    prepared(env)
+    events = len(env.store.events(1))
+    first = env.client.post("/api/undo", json={}, headers={**HOST, "X-Request-Id": "undo-1"})
+    again = env.client.post("/api/undo", json={}, headers={**HOST, "X-Request-Id": "undo-1"})
+    assert first.status_code == again.status_code == 200
+    assert again.json == first.json and again.headers["X-Request-Replayed"] == "true"
+    assert len(env.store.events(1)) == events + 1  # one undo, not two
+    body = {"card": "7", "request_id": "r-7"}
+    assert env.client.post("/api/reveal", json=body, headers=HOST).status_code == 409
+    replay = env.client.post("/api/reveal", json=body, headers=HOST)
+    assert replay.status_code == 409 and replay.headers["X-Request-Replayed"] == "true"
+    other = env.client.post("/api/note", json={"text": "x", "request_id": "undo-1"}, headers=HOST)
+    assert other.status_code == 400 and "already used" in other.json["error"]
+    for bad in ["", "a b", "x" * 101, "é"]:
+        response = env.client.post("/api/undo", json={"request_id": bad}, headers=HOST)
+        assert response.status_code == 400 and "request id" in response.json["error"]
+    assert len(env.store.events(1)) == events + 1
+
+
+def test_the_same_request_id_at_once_is_applied_once(env: Env) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    prepared(env)
+    env.referee.start()
+    try:
+        events = len(env.store.events(1))
+
+        def undo(_: int) -> int:
+            return env.app.test_client().post(
+                "/api/undo", json={"request_id": "double-tap"}, headers=HOST).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            assert list(pool.map(undo, range(8))) == [200] * 8
+        assert len(env.store.events(1)) == events + 1
+    finally:
+        env.referee.stop()
+
+
+class Stalled:
+    """A referee loop that does not answer: calls wait on the queue (as when it is busy)."""
+
+    def __init__(self, env: Env) -> None:
+        self.referee = env.referee
+        self.referee._thread = threading.Thread(target=lambda: None)  # callers do not serve it
+
+    def release(self) -> None:
+        self.referee._thread = None
+        self.referee.drain()
+
+
+def test_a_write_the_referee_did_not_take_in_time_is_never_applied(env: Env) -> None:
+    prepared(env)
+    env.app.extensions["tightrope"].call_timeout = 0.2
+    before = env.fingerprint()
+    stalled = Stalled(env)
+    response = env.client.post("/api/undo", json={}, headers={**HOST, "X-Request-Id": "u-9"})
+    assert response.status_code == 503 and "nothing was changed" in response.json["error"]
+    assert response.headers["Retry-After"]
+    stalled.release()  # the loop comes back: the withdrawn undo is skipped
+    assert env.fingerprint() == before
+    retry = env.client.post("/api/undo", json={}, headers={**HOST, "X-Request-Id": "u-9"})
+    assert retry.status_code == 200 and "X-Request-Replayed" not in retry.headers
+    assert len(env.store.events(1)) == 6  # setup, 4 events, one undo
+
+
+# --- a full disk (issue 18) ----------------------------------------------------------------------
+
+
+class FillingStore(Store):
+    """A real SQLite store whose appends fail as on a full disk while `full` is set."""
+
+    full = False
+
+    def append(self, game_id: int, event: Any, at: str | None = None) -> int:
+        if self.full:
+            import sqlite3
+
+            raise sqlite3.OperationalError("database or disk is full")
+        return super().append(game_id, event, at)
+
+
+def test_a_full_disk_refuses_the_write_keeps_reads_and_recovers(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    env.store.close()
+    env.store = env.referee.store = FillingStore(tmp_path / "tightrope.db")
+    env.app.extensions["tightrope"].store = env.store
+    prepared(env)
+    env.referee.start()  # the real loop: it must outlive the error
+    try:
+        before = env.fingerprint()
+        state = env.referee.view()["state"]
+        env.store.full = True
+        response = env.client.post("/api/play", json={"seat": 0, "card": 12}, headers=HOST)
+        assert response.status_code == 503
+        assert response.json["error"].startswith("not saved (database or disk is full)")
+        assert env.referee.view()["state"] == state  # the game in memory is as it was
+        view = env.client.get("/api/view").json["view"]
+        assert view["status"] == "storage_error" and "disk is full" in view["message"]
+        assert env.client.get("/games/1").status_code == 200  # reads go on
+        assert env.fingerprint()[:4] == before[:4]
+        env.store.full = False
+        response = env.client.post("/api/play", json={"seat": 0, "card": 12}, headers=HOST)
+        assert response.status_code == 200  # the loop lives on: the next write works
+        assert env.client.get("/api/view").json["view"]["status"] == "watching"
+        assert env.store.events(1)[-1] == CardPlayed(0, 12)
+    finally:
+        env.referee.stop()
+
+
+# --- live streams (issue 16) ---------------------------------------------------------------------
+
+
+def test_streams_are_capped_per_client(env: Env) -> None:
+    from web.app import STREAMS_PER_CLIENT
+
+    phone = {"REMOTE_ADDR": "192.168.1.50"}
+    held = [env.client.get("/events", environ_base=phone, buffered=False)
+            for _ in range(STREAMS_PER_CLIENT)]
+    assert all(r.status_code == 200 for r in held)
+    refused = env.client.get("/events", environ_base=phone, buffered=False)
+    assert refused.status_code == 429 and "this device" in refused.json["error"]
+    other = env.client.get("/events", environ_base={"REMOTE_ADDR": "192.168.1.51"},
+                           buffered=False)
+    assert other.status_code == 200
+    held[0].close()  # a closed stream frees its place
+    again = env.client.get("/events", environ_base=phone, buffered=False)
+    assert again.status_code == 200
+    for r in [*held[1:], other, again]:
+        r.close()
+    ctx = env.app.extensions["tightrope"]
+    assert ctx.sse_slots._value == ctx.max_streams
+
+
+def test_stream_ends_when_the_client_is_gone() -> None:
+    hub = Hub()
+    hub.publish({"n": 0})
+    gone = [False]
+    chunks = stream(hub, None, Stop(1000), heartbeat=60, tick=0.01, gone=lambda: gone[0])
+    assert next(chunks).startswith("retry:")
+    assert ids([next(chunks)]) == [1]
+    gone[0] = True
+    assert list(chunks) == []
+
+
+# --- sessions and origins (issue 21) -------------------------------------------------------------
+
+
+def test_logout_ends_the_session_on_the_server_also_for_a_copied_cookie(playing: Env) -> None:
+    c = playing.client
+    assert c.post("/api/login", json={"pin": PIN}, headers=ORIGIN).status_code == 200
+    cookie = c.get_cookie("session").value
+    thief = playing.app.test_client()
+    thief.set_cookie("session", cookie)
+    assert thief.get("/api/whoami").json["host"] is True
+
+    def after_a_restart() -> Any:
+        app = create_app(playing.referee, playing.store, photo_dir=playing.photo_dir,
+                         pin_store=PinStore(playing.root / "host-pin"), testing=True)
+        client = app.test_client()
+        client.set_cookie("session", cookie)
+        return client
+
+    assert after_a_restart().get("/api/whoami").json["host"] is True  # the list is on disk
+    assert c.post("/api/logout", json={}, headers=ORIGIN).status_code == 200
+    assert thief.get("/api/whoami").json["host"] is False
+    assert thief.post("/api/reveal", json={"card": "2"}, headers=ORIGIN).status_code == 403
+    assert after_a_restart().get("/api/whoami").json["host"] is False
+
+
+@pytest.mark.parametrize(("host", "origin"), [
+    ("evil.example:8000", "http://evil.example:8000"),  # DNS rebinding: the page's own name
+    ("localhost", "https://localhost"),  # another scheme
+    ("localhost:8000", "http://localhost"),  # another port
+    ("localhost", "http://localhost.evil.example"),
+])
+def test_rebinding_and_other_origins_are_refused(tmp_path: Path, host: str, origin: str) -> None:
+    env = Env(tmp_path, pin=False)
+    headers = {"Host": host, "Origin": origin}
+    response = env.client.post("/api/pin", json={"pin": "4444"}, headers=headers)
+    assert response.status_code == 403 and "refused" in response.json["error"]
+    assert not env.pins.is_set()
+    env.pins.set_pin(PIN)
+    response = env.client.post("/api/game", json={"players": PLAYERS, "first_dealer": 0},
+                               headers={**headers, "X-Host-Pin": PIN})
+    assert response.status_code == 403 and env.referee.game is None
+
+
+def test_the_pis_own_names_and_configured_ones_are_accepted(tmp_path: Path) -> None:
+    import socket
+
+    env = Env(tmp_path)
+    env.app = create_app(env.referee, env.store, photo_dir=env.photo_dir, pin_store=env.pins,
+                         testing=True, allowed_hosts=["tightrope.lan", "10.9.8.7"])
+    client = env.app.test_client()
+    name = socket.gethostname().lower()
+    for host in [name, f"{name}.local:8000", "127.0.0.1:8000", "[::1]:8000", "tightrope.lan",
+                 "10.9.8.7:8000", "localhost"]:
+        response = client.post("/api/note", json={"text": "x"},
+                               headers={"Host": host, "Origin": f"http://{host}", **{
+                                   "X-Host-Pin": PIN}})
+        assert response.status_code == 409, host  # past the origin check: no game to note in
+
+
+def test_a_correction_to_the_same_card_is_not_recorded(env: Env) -> None:
+    prepared(env)
+    events = env.store.event_rows(1)
+    for url, body in [("/api/correct/play", {"round": 0, "trick": 0, "seat": 1, "card": 7}),
+                      ("/api/correct/scoring", {"round": 0, "index": 0, "card": "3"})]:
+        response = env.client.post(url, json=body, headers=HOST)
+        assert response.status_code == 200
+    assert env.store.event_rows(1) == events
+
+
+def test_a_pin_file_damaged_while_running_is_named_and_reads_go_on(playing: Env) -> None:
+    (playing.root / "host-pin").write_text("letmein\n")
+    for url in ["/", "/games/1", "/history", "/api/view"]:
+        assert playing.client.get(url).status_code == 200, url
+    response = playing.client.post("/api/reveal", json={"card": "2"}, headers=HOST)
+    assert response.status_code == 400
+    assert str(playing.root / "host-pin") in response.json["error"]
+    with pytest.raises(PinError, match="host-pin is damaged"):
+        PinStore(playing.root / "host-pin")
+
+
+def test_a_device_is_its_ipv4_address_or_its_ipv6_network(env: Env) -> None:
+    """Five wrong PINs from one IPv6 /64 lock it, whichever of its addresses they came from."""
+    for i in range(5):
+        env.client.post("/api/login", json={"pin": "1111"}, headers=ORIGIN,
+                        environ_base={"REMOTE_ADDR": f"2001:db8:1:2::{i + 1}"})
+    assert env.pins.locked_for("2001:db8:1:2::/64") > 0
+    response = env.client.post("/api/login", json={"pin": PIN}, headers=ORIGIN,
+                               environ_base={"REMOTE_ADDR": "2001:db8:1:2::99"})
+    assert response.status_code == 403 and "wait" in response.json["error"]
+    for address in ["2001:db8:1:3::1", "::ffff:192.168.1.7", "192.168.1.7"]:
+        response = env.app.test_client().post("/api/login", json={"pin": PIN}, headers=ORIGIN,
+                                              environ_base={"REMOTE_ADDR": address})
+        assert response.status_code == 200, address

@@ -11,19 +11,21 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request, session
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.commands import (
     AddNote,
     CommandError,
+    CommandTimeout,
     Correct,
     Finish,
     ManualEvent,
     NewGame,
     Resolve,
+    StorageFailed,
 )
 from companion.hub import Hub
 from companion.record import Note, PlayCorrected, ScoringCorrected, Undo
@@ -43,12 +45,15 @@ from .guard import (
     Forbidden,
     NotFound,
     Refused,
+    Unavailable,
     check_origin,
+    client,
     flag,
     host_only,
     is_host,
     json_body,
     login,
+    logout,
     pins,
     text,
     whole,
@@ -67,9 +72,12 @@ def ctx() -> Any:
 
 
 def call(command: Any) -> Any:
-    """Hand a command to the referee and wait; its refusal is a 409 with its one line."""
+    """Hand a command to the referee and wait; its refusal is a 409 with its one line, and
+    a command not taken in time (withdrawn) or not stored is a 503: nothing was applied."""
     try:
         return ctx().referee.call(command, timeout=ctx().call_timeout)
+    except (CommandTimeout, StorageFailed) as err:
+        raise Unavailable(str(err)) from None
     except CommandError as err:
         raise Refused(str(err)) from None
 
@@ -117,7 +125,7 @@ def conflict_image(conflict_id: int) -> Response:
 def whoami() -> Response:
     store = pins()
     return jsonify({"host": is_host(), "pin_set": store.is_set(),
-                    "locked_s": round(store.locked_for(), 1)})
+                    "locked_s": round(store.locked_for(client()), 1)})
 
 
 @bp.get("/games")
@@ -146,7 +154,7 @@ def post_login() -> Response:
 @bp.post("/logout")
 def post_logout() -> Response:
     check_origin()
-    session.clear()
+    logout()
     return ok(host=False)
 
 
@@ -304,12 +312,14 @@ class Encoded:
 
 
 def stream(hub: Hub, last_id: int | None, stopping: Any, heartbeat: float = 15.0,
-           tick: float = 1.0, encode: Any = sse_message) -> Iterator[str]:
+           tick: float = 1.0, encode: Any = sse_message,
+           gone: Callable[[], bool] = lambda: False) -> Iterator[str]:
     """Every view after `last_id` (what a reconnecting browser missed), then each new one.
 
-    Wakes at least every `tick` seconds so a server shutdown ends the stream; a comment line
-    every `heartbeat` seconds keeps proxies and phones from dropping a quiet connection and
-    lets the server notice a client that went away.
+    Wakes at least every `tick` seconds so a server shutdown, or a client that went away
+    (`gone`: the server saw its connection close), ends the stream and frees its slot; a
+    comment line every `heartbeat` seconds keeps proxies and phones from dropping a quiet
+    connection (and a write to a closed one fails, for servers that cannot tell `gone`).
     """
     yield "retry: 1500\n\n"
     newest, view = hub.latest()
@@ -322,7 +332,7 @@ def stream(hub: Hub, last_id: int | None, stopping: Any, heartbeat: float = 15.0
             yield encode(view_id, missed)
             last_id = view_id
     quiet_since = time.monotonic()
-    while not stopping.is_set() and not hub.closed:
+    while not stopping.is_set() and not hub.closed and not gone():
         batch = hub.wait(last_id, tick)
         for view_id, fresh in batch:
             yield encode(view_id, fresh)
@@ -343,18 +353,33 @@ def _last_event_id() -> int | None:
     return int(raw)
 
 
+def _busy(message: str, status: int) -> Response:
+    response = jsonify({"error": message})
+    response.status_code = status
+    response.headers["Retry-After"] = "5"
+    return response
+
+
 @events_bp.get("/events")
 def events() -> Response:
     c = ctx()
     last_id = _last_event_id()
+    who = client()
+    if not c.client_streams.open(who):
+        return _busy("too many live connections from this device; close a tab", 429)
     if not c.sse_slots.acquire(blocking=False):
-        response = jsonify({"error": "too many live connections; try again soon"})
-        response.status_code = 503
-        response.headers["Retry-After"] = "5"
-        return response
+        c.client_streams.close(who)
+        return _busy("too many live connections; try again soon", 503)
+    # waitress tells a closed connection at once (channel_request_lookahead, web.server)
+    gone = request.environ.get("waitress.client_disconnected", lambda: False)
     response = Response(stream(c.referee.hub, last_id, c.stopping, c.heartbeat,
-                               encode=c.encoded), mimetype="text/event-stream")
+                               encode=c.encoded, gone=gone), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
-    response.call_on_close(c.sse_slots.release)
+
+    def release() -> None:
+        c.sse_slots.release()
+        c.client_streams.close(who)
+
+    response.call_on_close(release)
     return response

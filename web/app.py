@@ -6,7 +6,9 @@ commands; it never changes the game itself (the referee is the one state owner).
 
 from __future__ import annotations
 
+import ipaddress
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -15,12 +17,45 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from .auth import PinError, PinStore
+from .auth import SESSION_S, PinBusy, PinError, PinStore
 from .camera_setup import TeachJob
-from .guard import BadInput, Forbidden, NotFound, Refused
+from .guard import BadInput, Forbidden, NotFound, Refused, Replies, Unavailable
+from .hosts import HostCheck, HostNames
 
-MAX_BODY = 64 * 1024  # the largest write (a zones file) is a few KB
+MAX_BODY = 64 * 1024  # the largest write (a zones file) is a few KB; the server refuses more
 SSE_HEADROOM = 8  # server threads kept free for pages and writes while SSE streams hold others
+STREAMS_PER_CLIENT = 8  # live streams one address may hold (a phone with a few tabs)
+
+
+class ClientStreams:
+    """Live streams per client address, so one device cannot hold every slot. The Pi itself
+    (loopback: a local proxy, tests, benchmarks) is not capped."""
+
+    def __init__(self, most: int = STREAMS_PER_CLIENT) -> None:
+        self.most = most
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}
+
+    def open(self, who: str) -> bool:
+        with self._lock:
+            count = self._open.get(who, 0)
+            if count >= self.most and not _loopback(who):
+                return False
+            self._open[who] = count + 1
+            return True
+
+    def close(self, who: str) -> None:
+        with self._lock:
+            count = self._open.pop(who, 1) - 1
+            if count > 0:
+                self._open[who] = count
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass
@@ -40,6 +75,9 @@ class WebContext:
     call_timeout: float = 10.0
     stopping: threading.Event = field(default_factory=threading.Event)
     teach_job: TeachJob = field(default_factory=TeachJob)
+    host_names: HostNames = field(default_factory=HostNames)
+    replies: Replies = field(default_factory=Replies)
+    client_streams: ClientStreams = field(default_factory=ClientStreams)
 
     def __post_init__(self) -> None:
         self.sse_slots = threading.BoundedSemaphore(self.max_streams)
@@ -52,9 +90,11 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
                camera: Any = None, teach_dir: Path | None = None, testing: bool = False,
                zones_path: Path | None = None, max_streams: int = 64,
                heartbeat: float = 15.0, on_zones_saved: Any = None,
-               on_deck_taught: Any = None, cards_in_view: Any = None) -> Flask:
+               on_deck_taught: Any = None, cards_in_view: Any = None,
+               allowed_hosts: Iterable[str] = ()) -> Flask:
     """The web app. `zones_path` defaults to zones.json in the data dir (photo_dir's parent);
-    `max_streams` caps live SSE connections (keep it below the server's thread count)."""
+    `max_streams` caps live SSE connections (keep it below the server's thread count);
+    `allowed_hosts` are names of this Pi beyond its own (web.allowed_hosts)."""
     app = Flask(__name__)
     app.config.update(
         TESTING=testing,
@@ -62,16 +102,18 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
         SECRET_KEY=pin_store.secret_key(),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
-        PERMANENT_SESSION_LIFETIME=timedelta(days=7),
+        PERMANENT_SESSION_LIFETIME=timedelta(seconds=SESSION_S),
         JSON_SORT_KEYS=False,
     )
     app.url_map.merge_slashes = False  # "//etc/passwd" must reach the photo guard, not redirect
+    app.wsgi_app = HostCheck(app.wsgi_app)  # type: ignore[method-assign]
     photo_dir = Path(photo_dir)
     app.extensions["tightrope"] = WebContext(
         referee, store, photo_dir, pin_store, camera,
         Path(teach_dir) if teach_dir else None,
         Path(zones_path) if zones_path else photo_dir.parent / "zones.json",
         on_zones_saved, on_deck_taught, cards_in_view, max_streams, heartbeat,
+        host_names=HostNames(allowed_hosts),
     )
     from . import api, camera_setup, pages
 
@@ -81,8 +123,17 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
     app.register_blueprint(camera_setup.bp)
     _errors(app)
     app.after_request(_security_headers)
-    app.context_processor(lambda: {"pin_missing": not pin_store.is_set()})
+    app.context_processor(lambda: {"pin_missing": _pin_missing(pin_store)})
     return app
+
+
+def _pin_missing(pin_store: PinStore) -> bool:
+    """For the pages' "no PIN yet" note; a PIN file damaged while running must not stop the
+    pages being read (writes then say what is wrong with it)."""
+    try:
+        return not pin_store.is_set()
+    except PinError:
+        return False
 
 
 def stop_streams(app: Flask) -> None:
@@ -90,7 +141,8 @@ def stop_streams(app: Flask) -> None:
     app.extensions["tightrope"].stopping.set()
 
 
-STATUS = {BadInput: 400, PinError: 400, Forbidden: 403, NotFound: 404, Refused: 409}
+STATUS = {BadInput: 400, PinError: 400, Forbidden: 403, NotFound: 404, Refused: 409,
+          PinBusy: 429, Unavailable: 503}
 
 
 def _wants_json() -> bool:
@@ -99,17 +151,23 @@ def _wants_json() -> bool:
             or request.accept_mimetypes.best == "application/json")
 
 
-def _error(message: str, status: int) -> Any:
+def _error(message: str, status: int, retry_after: int | None = None) -> Any:
     if _wants_json():
         response = jsonify({"error": message})
         response.status_code = status
-        return response
-    return render_template("error.html", message=message, status=status), status
+    else:
+        response = Response(render_template("error.html", message=message, status=status),
+                            status, mimetype="text/html")
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 def _errors(app: Flask) -> None:
     for kind, status in STATUS.items():
-        app.register_error_handler(kind, lambda err, s=status: _error(str(err), s))
+        retry = 1 if kind is PinBusy else None
+        app.register_error_handler(kind, lambda err, s=status, r=retry: _error(
+            str(err), s, getattr(err, "retry_after", r)))
 
     @app.errorhandler(RequestEntityTooLarge)
     def too_large(err: RequestEntityTooLarge) -> Any:

@@ -6,19 +6,30 @@ at once (no buffering of the small SSE messages). Each live SSE connection holds
 thread, so the pool is sized for the phones plus headroom for pages and writes; the app itself
 caps live streams below the thread count (HTTP 503 + the browser retries) so pages stay fast
 even when too many streams arrive. Measured: bench/bench_web.py, docs/PERFORMANCE.md ("Web").
+
+Limits against a hostile client: a body over the app's MAX_BODY is refused from its
+Content-Length, before it is read; idle connections cost no thread and are closed after
+IDLE_S; up to CONNECTIONS sockets are open at once (poll(), not select(), so more than 1024
+descriptors work); and the server reads from a connection while its request runs, so a live
+view whose phone went away ends within a second (waitress.client_disconnected).
+Measured: bench/bench_hostile.py.
 """
 
 from __future__ import annotations
 
+import resource
 import threading
 from typing import Any
 
 from flask import Flask
 from waitress.server import create_server
 
-from .app import SSE_HEADROOM, stop_streams
+from .app import MAX_BODY, SSE_HEADROOM, stop_streams
 
 DEFAULT_THREADS = 80
+CONNECTIONS = 1000  # open sockets at once; an idle one costs a few KB and no thread
+IDLE_S = 20  # an idle keep-alive connection is closed after this (a live stream is never idle)
+MAX_HEADERS = 16 * 1024
 
 
 class WebServer:
@@ -31,11 +42,16 @@ class WebServer:
         if context is not None and context.max_streams > threads - SSE_HEADROOM:
             context.max_streams = max(1, threads - SSE_HEADROOM)
             context.sse_slots = threading.BoundedSemaphore(context.max_streams)
+        _enough_descriptors(CONNECTIONS + 100)
         self._server: Any = create_server(
             app, host=host, port=port, threads=threads,
-            connection_limit=threads + 50,  # idle keep-alive sockets cost no thread
-            channel_timeout=60,
-            cleanup_interval=10,
+            connection_limit=CONNECTIONS,
+            channel_timeout=IDLE_S,
+            cleanup_interval=5,
+            asyncore_use_poll=True,
+            channel_request_lookahead=1,
+            max_request_body_size=MAX_BODY,
+            max_request_header_size=MAX_HEADERS,
             ident="tightrope-companion",
             clear_untrusted_proxy_headers=True,
         )
@@ -56,6 +72,15 @@ class WebServer:
         from waitress import wasyncore
 
         wasyncore.close_all(server._map)
+
+
+def _enough_descriptors(wanted: int) -> None:
+    """Raise the soft limit on open files towards `wanted` (systemd's default soft limit is
+    1024; its hard limit is far higher)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def make_server(app: Flask, host: str = "0.0.0.0", port: int = 8000,

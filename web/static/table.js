@@ -71,7 +71,7 @@
 
   function drawStatus(v) {
     const state = v.state;
-    $("status").textContent = {idle: "idle", watching: "watching", attention: "needs you", camera_lost: "camera lost"}[v.status] || v.status;
+    $("status").textContent = {idle: "idle", watching: "watching", attention: "needs you", camera_lost: "camera lost", storage_error: "not saving"}[v.status] || v.status;
     $("status").dataset.status = v.status;
     $("message").textContent = v.message || "";
     if (state && !state.game_over) {
@@ -101,7 +101,11 @@
     other.hidden = true;
     crop.hidden = true;
     $("banner-ok").textContent = "";
-    if (v.conflict) {
+    if (v.status === "storage_error") {  // first: nothing new is kept until it is fixed
+      banner.hidden = false;
+      banner.dataset.kind = "storage";
+      $("banner-text").textContent = `Storage problem: ${v.message}. A change that cannot be saved is refused; the scores shown are safe. Free some space on the companion.`;
+    } else if (v.conflict) {
       const c = v.conflict;
       banner.hidden = false;
       banner.dataset.kind = "conflict";
@@ -136,7 +140,7 @@
     } else if (v.status === "camera_lost") {
       banner.hidden = false;
       banner.dataset.kind = "camera";
-      $("banner-text").textContent = "The camera is lost. Enter cards by hand below until it is back.";
+      $("banner-text").textContent = (v.message ? v.message + ". " : "The camera is lost. ") + "Enter cards by hand below until it is back.";
       $("manual").open = true;
     } else if (v.setup && v.setup.length) {
       banner.hidden = false;
