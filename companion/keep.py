@@ -68,7 +68,7 @@ class RecordMirror:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.tmp")
         try:
-            with open(tmp, "w", encoding="utf-8") as f:
+            with tmp.open("w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
@@ -105,9 +105,14 @@ class TrickPhotos:
         trick = notice.trick
         relative = Path(str(notice.game_id)) / f"r{trick.round + 1}-t{trick.index + 1}.jpg"
         path = self.folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if cv2.imwrite(str(path), notice.frame, [cv2.IMWRITE_JPEG_QUALITY, 85]):
-            self.store.add_photo(notice.game_id, trick.round, trick.index, relative.as_posix())
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            written = cv2.imwrite(str(path), notice.frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        except (OSError, cv2.error) as err:
+            raise OSError(f"the trick photo {path} cannot be written: {err}") from err
+        if not written:  # OpenCV says only False (a full disk, a folder it cannot write)
+            raise OSError(f"the trick photo {path} cannot be written")
+        self.store.add_photo(notice.game_id, trick.round, trick.index, relative.as_posix())
 
 
 class CorrectionCrops:

@@ -24,7 +24,7 @@ from companion.commands import (
     StorageFailed,
 )
 from companion.hub import Hub
-from companion.keep import CorrectionCrops, RecordMirror, TrickPhotos
+from companion.keep import Applied, CorrectionCrops, RecordMirror, TrickPhotos
 from companion.record import PlayCorrected, ScoringCorrected, Undo
 from companion.referee import Referee
 from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
@@ -446,11 +446,11 @@ def test_an_unexpected_error_answers_the_call_and_the_loop_goes_on(referee, monk
     def broken(changes, t):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(referee.interpreter, "on_changes", broken)
+    monkeypatch.setattr(referee.interpreter, "seen", broken)
     referee.start()
     try:
         with pytest.raises(CommandError, match="the referee failed"):
-            referee.call(Seen((), 1.0), timeout=2)
+            referee.call(Seen(("a change",), 1.0), timeout=2)
         referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))), timeout=2)
         assert referee.game.trick_value == 4
     finally:
@@ -506,7 +506,7 @@ def test_the_record_is_rewritten_whole_or_not_at_all(referee, monkeypatch, tmp_p
 
     monkeypatch.setattr(Path, "open", half_write)
     with pytest.raises(OSError):
-        referee.rewrite_record()
+        RecordMirror(record, referee.store).rewrite(referee.game_id)
     assert record.read_text() == before  # a kill or a full disk mid-write: the old record
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
@@ -522,13 +522,26 @@ def test_a_correction_to_the_same_card_is_no_event(referee):
         referee.call(Correct(PlayCorrected(0, 0, 2, 5)))
 
 
-def test_a_photo_that_cannot_be_kept_does_not_refuse_the_scored_trick(referee, tmp_path):
-    (tmp_path / "photos").write_text("a file where the photo folder should be")
-    referee.last_frame = np.zeros((72, 128, 3), np.uint8)
+def test_a_listener_that_cannot_keep_its_part_does_not_refuse_the_scored_trick(referee):
+    def full_disk(notice):
+        raise OSError(28, "No space left on device: the trick photo")
+
+    referee.subscribe(full_disk)
     referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
     for seat, card in ((1, 5), (2, 6), (0, 7)):
         referee.call(ManualEvent(CardPlayed(seat, card)))  # the last one scores the trick
-    assert len(referee.game.rounds[0].tricks if referee.game.rounds else
-               referee.game.tricks_this_round) == 1
     assert len(referee.store.events(referee.game_id)) == 5
+    assert len(referee.game.tricks_this_round) == 1
     assert referee.status == "storage_error" and "photo" in referee.view()["message"]
+
+
+def test_a_photo_that_cannot_be_kept_says_so_naming_it(referee, tmp_path):
+    (tmp_path / "photos").write_text("a file where the photo folder should be")
+    referee.call(ManualEvent(ScoringRevealed(ScoringCard(4))))
+    for seat, card in ((1, 5), (2, 6), (0, 7)):
+        referee.call(ManualEvent(CardPlayed(seat, card)))
+    trick = referee.game.tricks_this_round[0]
+    notice = Applied(referee.game_id, CardPlayed(0, 7), trick, np.zeros((72, 128, 3), np.uint8))
+    with pytest.raises(OSError, match="photos"):
+        TrickPhotos(tmp_path / "photos", referee.store)(notice)
+
