@@ -69,6 +69,19 @@ def cmd_teach(args: argparse.Namespace) -> int:
     return _vision("teach_main")(args.folder, args.out)
 
 
+def join_text(urls: list[str], qr: bool) -> str:
+    """What `run` prints for the players: the scoresheet's addresses and, on a terminal, a QR
+    code of the first one (phones scan it; the Setup page shows the same code)."""
+    from web.addresses import local_only, qr_text
+
+    lines = [f"scoresheet on {urls[0]}"] + [f"          or {url}" for url in urls[1:]]
+    if local_only(urls[0]):
+        lines.append("(this machine only: --host 0.0.0.0 or web.host serves the phones)")
+    elif qr:
+        lines.append(qr_text(urls[0]).rstrip("\n"))
+    return "\n".join(lines)
+
+
 def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
@@ -82,7 +95,7 @@ def _companion(options: Any) -> int:
     try:
         companion.start()
         if options.web:
-            print(f"scoresheet on {companion.url}", flush=True)
+            print(join_text(companion.urls, qr=sys.stdout.isatty()), flush=True)
         companion.wait()
     except KeyboardInterrupt:
         pass

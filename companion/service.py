@@ -343,16 +343,24 @@ class Companion:
                          pin_store=self.pin_store, camera=self.pipeline,
                          teach_dir=cfg.data_dir / "teach", allowed_hosts=cfg.allowed_hosts,
                          zones_path=self.zones_path, on_zones_saved=self.zones_saved,
-                         on_deck_taught=self.deck_taught, cards_in_view=self.cards_in_view)
+                         on_deck_taught=self.deck_taught, cards_in_view=self.cards_in_view,
+                         join_urls=lambda: self.urls)
         host = self.options.host or cfg.host
         port = self.options.port or cfg.port
         self._server = make_server(app, host, port)
         threading.Thread(target=self._server.run, name="web", daemon=True).start()
 
     @property
+    def urls(self) -> list[str]:
+        """Where phones open the scoresheet, best first (web.addresses.phone_urls)."""
+        from web.addresses import phone_urls
+
+        cfg = self.options.config
+        return phone_urls(self.options.host or cfg.host, self.options.port or cfg.port)
+
+    @property
     def url(self) -> str:
-        port = self.options.port or self.options.config.port
-        return f"http://127.0.0.1:{port}/"
+        return self.urls[0]
 
     def wait(self) -> None:
         """Until the footage ends (with --exit-at-end) or forever (Ctrl-C / SIGTERM stop it).

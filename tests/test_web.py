@@ -1133,3 +1133,18 @@ def test_a_device_is_its_ipv4_address_or_its_ipv6_network(env: Env) -> None:
         response = env.app.test_client().post("/api/login", json={"pin": PIN}, headers=ORIGIN,
                                               environ_base={"REMOTE_ADDR": address})
         assert response.status_code == 200, address
+
+
+def test_setup_shows_the_addresses_phones_join_at_with_a_qr_code(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    urls = ["http://192.168.1.40:8000/", "http://tightrope.local:8000/"]
+    env.app = create_app(env.referee, env.store, photo_dir=env.photo_dir, pin_store=env.pins,
+                         testing=True, join_urls=lambda: urls)
+    page = env.app.test_client().get("/setup").get_data(as_text=True)
+    join = page[page.index('id="join"'):]
+    assert "<svg viewBox" in join and "QR code: http://192.168.1.40:8000/" in join
+    assert all(f'href="{url}"' in join for url in urls)
+    env.app = create_app(env.referee, env.store, photo_dir=env.photo_dir, pin_store=env.pins,
+                         testing=True, join_urls=lambda: ["http://127.0.0.1:8000/"])
+    page = env.app.test_client().get("/setup").get_data(as_text=True)
+    assert 'id="join"' not in page  # a phone cannot open a loopback address: no code for it

@@ -8,10 +8,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from markupsafe import Markup
 
 from companion.rules import Game
 
 from . import charts, sheets
+from .addresses import local_only, qr_svg
 from .guard import NotFound, is_host, pins
 
 bp = Blueprint("pages", __name__)
@@ -109,8 +111,10 @@ def setup() -> str:
     c = ctx()
     game = c.referee.game
     playing = c.referee.game_id if game is not None and not game.game_over else None
+    urls = [u for u in (c.join_urls() if c.join_urls else []) if not local_only(u)]
     return render_template("setup.html", page="setup", pin_set=pins().is_set(), host=is_host(),
-                           game_id=playing, camera=c.camera is not None)
+                           game_id=playing, camera=c.camera is not None, join_urls=urls,
+                           join_qr=Markup(qr_svg(urls[0])) if urls else "")
 
 
 # --- exports ------------------------------------------------------------------------------------
