@@ -100,7 +100,7 @@ class OpenCVSource:
         if not cap.isOpened():
             if not self.live:  # a file does not come back by waiting
                 raise SourceError(f"{self.target} cannot be opened as a video (empty or damaged?)")
-            raise CameraLost(f"cannot open {self.target}")
+            raise CameraLost(f"cannot open {self.where} (is a webcam plugged in?)")
         if self.live and self.size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])

@@ -216,6 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # FFmpeg's own lines ("moov atom not found") would break our one-line errors, which name
     # the file instead; set before OpenCV loads FFmpeg (OPENCV_FFMPEG_LOGLEVEL=32 shows them).
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")  # a missing webcam: our line, once
     if argv[:1] == ["eval"]:  # its options (and --help) belong to the vision evaluation
         return _vision("eval_main")(argv[1:])
     args = build_parser().parse_args(argv)

@@ -40,6 +40,7 @@ class Pipeline:
         self.realtime = realtime
         self.speed = speed
         self.backoff = Backoff(retry_s)
+        self._outage = False  # the camera was lost and is not back yet (said once)
         self.clock = clock
         self.frames = 0
         self.latest: Any = None  # the newest frame, for the web's camera snapshot
@@ -70,13 +71,24 @@ class Pipeline:
         try:
             self.source.open()
         except CameraLost as err:
-            self.put(CameraStatus(False, f"camera lost: {err}; retrying"))
-            self._sleep(self.backoff.next())
+            self._lost(err)
             return False
         self.backoff.reset()
         if self.source.live:
             self.put(CameraStatus(True, "camera on"))
+            if self._outage:
+                _note("the camera is back")
+        self._outage = False
         return True
+
+    def _lost(self, err: CameraLost) -> None:
+        """Told to the referee at every try; said on the terminal once per outage."""
+        self.put(CameraStatus(False, f"camera lost: {err}; retrying"))
+        if not self._outage:
+            _note(f"camera lost: {err}; retrying with back-off (enter cards on the scoresheet "
+                  "meanwhile)")
+        self._outage = True
+        self._sleep(self.backoff.next())
 
     def run(self) -> None:
         try:
@@ -99,8 +111,7 @@ class Pipeline:
             except CameraLost as err:
                 self.source.close()
                 opened = False
-                self.put(CameraStatus(False, f"camera lost: {err}; retrying"))
-                self._sleep(self.backoff.next())
+                self._lost(err)
                 continue
             if frame is None:
                 return
@@ -155,3 +166,7 @@ class Pipeline:
 
         ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
         return data.tobytes() if ok else None
+
+
+def _note(message: str) -> None:
+    print(f"tightrope-companion: {message}", file=sys.stderr, flush=True)

@@ -201,7 +201,7 @@ def iter_lines(lines: Iterable[str]) -> Iterator[tuple[int, RecordEvent]]:
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as err:
-            raise RecordError(f"not JSON ({err.msg})", number) from None
+            raise RecordError(f"not JSON ({err.msg.lower()} column {err.colno})", number) from None
         if isinstance(obj, dict) and obj.get("type") == FORMAT:
             if obj.get("version") != VERSION:
                 raise RecordError(f"record version {obj.get('version')!r} is not {VERSION}", number)
@@ -213,13 +213,14 @@ def iter_lines(lines: Iterable[str]) -> Iterator[tuple[int, RecordEvent]]:
 
 
 def read_record(path: str | Path) -> list[tuple[int, RecordEvent]]:
+    """The events of a record file; a RecordError says why not (callers name the file)."""
     try:
         with open(path, encoding="utf-8") as handle:
             return list(iter_lines(handle))
     except OSError as err:
-        raise RecordError(f"cannot read {path}: {err.strerror}") from None
+        raise RecordError(f"cannot read it ({err.strerror})") from None
     except UnicodeDecodeError:
-        raise RecordError(f"{path} is not UTF-8 text") from None
+        raise RecordError("not UTF-8 text") from None
 
 
 def write_record(path: str | Path, events: Iterable[RecordEvent]) -> None:

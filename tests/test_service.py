@@ -135,6 +135,17 @@ def test_pipeline_retries_a_lost_camera_with_backoff():
     assert watcher.fed == 3 and pipeline.ended.is_set()
 
 
+def test_a_lost_camera_is_said_once_per_outage_on_the_terminal(capsys):
+    camera = FlakyCamera()
+    camera.script = ["fail-open"] * 4 + ["frame", "lost", "frame"]
+    messages = []
+    Pipeline(camera, CountingWatcher(), messages.append, sleep=lambda s: None).run()
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(":")[1].strip() for line in err] == [
+        "camera lost", "the camera is back", "camera lost", "the camera is back"]
+    assert sum(1 for m in messages if getattr(m, "ok", None) is False) == 5  # the page: each try
+
+
 def test_pipeline_survives_a_failing_watcher(tmp_path, capsys):
     for i in range(3):
         cv2.imwrite(str(tmp_path / f"f{i}.png"), np.zeros((4, 4, 3), np.uint8))

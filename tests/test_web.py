@@ -1148,3 +1148,20 @@ def test_setup_shows_the_addresses_phones_join_at_with_a_qr_code(tmp_path: Path)
                          testing=True, join_urls=lambda: ["http://127.0.0.1:8000/"])
     page = env.app.test_client().get("/setup").get_data(as_text=True)
     assert 'id="join"' not in page  # a phone cannot open a loopback address: no code for it
+
+
+def test_history_times_are_the_pis_local_time_until_the_phone_shows_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from web.pages import local_time
+
+    monkeypatch.setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3")  # Berlin; POSIX: needs no tzdata
+    time.tzset()
+    try:
+        assert local_time("2026-11-23T21:05:00Z") == "2026-11-23 22:05"  # CET, UTC+1
+        assert local_time("2026-07-01T21:05:00Z") == "2026-07-01 23:05"  # CEST, UTC+2
+        assert local_time("") == "" and local_time("yesterday") == "yesterday"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -59,9 +59,9 @@ class Table:
     """A referee with its loop running and the real web server on a free loopback port."""
 
     def __init__(self, root: Path, pin: bool = True, camera: Any = None,
-                 cards_in_view: Any = None) -> None:
+                 cards_in_view: Any = None, indicators: Any = None) -> None:
         self.store = Store(root / "tightrope.db")
-        self.referee = Referee(self.store, Hub())
+        self.referee = Referee(self.store, Hub(), indicators=indicators)
         self.referee.subscribe(TrickPhotos(root / "photos", self.store))
         pins = PinStore(root / "host-pin")
         if pin:
@@ -329,3 +329,45 @@ def test_zones_are_drawn_on_the_picture_and_a_card_laid_shows_where_it_falls(
         assert table.zones_saved == []
     finally:
         table.close()
+
+
+def test_the_light_panel_says_what_each_light_means(tmp_path: Path, page: Any) -> None:
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from hardware.indicators import Indicators
+    from hardware.pins import PinMap
+
+    lights = Indicators(3, PinMap(), MockFactory(pin_class=MockPWMPin), animate=False)
+    table = Table(tmp_path, indicators=lights)
+    try:
+        ref = table.referee
+        ref.call(NewGame(GameStarted(("Ana", "Ben", "Cy"), 0)))
+        ref.call(ManualEvent(ScoringRevealed(ScoringCard(3))))
+        for seat, card in ((1, 10), (2, 30), (0, 20)):
+            ref.call(ManualEvent(CardPlayed(seat, card)))
+        page.goto(table.url + "/")
+        page.wait_for_selector("#leds .led-item", timeout=3000)
+        words = page.locator("#leds .led-item").all_text_contents()
+        assert any(w.startswith("status: green") for w in words), words
+        assert not any("flash_" in w or "steady" in w for w in words), words
+        assert any(w.startswith("Cy: ") and ("blue" in w or "white" in w) for w in words), words
+    finally:
+        table.close()
+        lights.close()
+
+
+def test_history_shows_times_in_the_phones_time_zone(table: Table) -> None:
+    from playwright.sync_api import sync_playwright
+
+    game_id = table.referee.call(NewGame(GameStarted(("Ana", "Ben", "Cy"), 0)))
+    started = table.store.games()[0].started_at
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        phone = browser.new_context(timezone_id="Asia/Kolkata").new_page()  # UTC+05:30
+        phone.goto(table.url + "/history")
+        shown = phone.text_content(f"a[href='/games/{game_id}'] >> xpath=ancestor::tr//time")
+        browser.close()
+    from datetime import datetime, timedelta
+
+    utc = datetime.fromisoformat(started.replace("Z", "+00:00"))
+    assert shown == (utc + timedelta(hours=5, minutes=30)).strftime("%Y-%m-%d %H:%M")

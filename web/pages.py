@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -17,6 +18,21 @@ from .addresses import local_only, qr_svg
 from .guard import NotFound, is_host, pins
 
 bp = Blueprint("pages", __name__)
+
+
+@bp.app_template_filter("local_time")
+def local_time(iso: str | None) -> str:
+    """A stored UTC time as the Pi's local time, "2026-11-23 21:05" (the page then shows it in
+    the phone's own time zone: common.js rewrites every <time datetime>)."""
+    if not iso:
+        return ""
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 MAX_GAME_ID = 2**62  # SQLite integers; anything larger is simply not a game
 
 

@@ -1,5 +1,15 @@
 "use strict";
 // Shared by every page: JSON writes with the host PIN, the PIN dialog, short messages.
+// Stored times are UTC: show each <time datetime> in the phone's own time zone.
+document.querySelectorAll("time[datetime]").forEach((node) => {
+  const moment = new Date(node.getAttribute("datetime"));
+  if (Number.isNaN(moment.getTime())) return;
+  const two = (n) => String(n).padStart(2, "0");
+  node.textContent = `${moment.getFullYear()}-${two(moment.getMonth() + 1)}-${two(moment.getDate())} ` +
+    `${two(moment.getHours())}:${two(moment.getMinutes())}`;
+  node.title = moment.toString();
+});
+
 const TR = (() => {
   const dialog = document.getElementById("pin-dialog");
   const form = document.getElementById("pin-form");

@@ -225,6 +225,24 @@
     $("manual-card").max = state.variant.tactical ? 9 * state.players.length : 50;
   }
 
+  // What each light says, in the words of docs/leds.md (the roles come from hardware/view.py).
+  const STATUS_WORDS = {
+    watching: "green: watching", idle: "dim green: no game in play",
+    attention: "amber blinking: answer on the scoresheet", camera_lost: "red double blinks: camera lost",
+    storage_error: "red triple blinks: not saving",
+  };
+  function seatLightWords(light) {
+    const sticks = (n) => `${n} ${n === 1 ? "stick" : "sticks"}`;
+    switch (light.role) {
+      case "turn": return "white breathing: to play";
+      case "winner": return "white: won";
+      case "high": return "blue blinks: took the blue sticks";
+      case "low": return "red blinks: took the red sticks";
+      case "balance": return light.balance > 0 ? `blue: ${sticks(light.balance)}` : `red: ${sticks(-light.balance)}`;
+      default: return "dark: in balance";
+    }
+  }
+
   function drawLeds(leds, state) {
     const box = $("leds");
     if (!leds || !leds.seats) return;
@@ -232,10 +250,10 @@
     const seats = state ? leds.seats.slice(0, state.players.length) : leds.seats; // unused LEDs: off
     const items = seats.map((light, i) => el("div", {class: "led-item"},
       el("span", {class: "led big", "data-light": JSON.stringify(light)}),
-      el("span", {text: `${names[i] || "seat " + (i + 1)}: ${light.colour} ${light.pattern}`})));
+      el("span", {text: `${names[i] || "seat " + (i + 1)}: ${seatLightWords(light)}`})));
     if (leds.status) {
       items.push(el("div", {class: "led-item"}, el("span", {class: "led big", "data-light": JSON.stringify(leds.status)}),
-        el("span", {text: `status: ${leds.status.state || ""} ${leds.status.colour}`})));
+        el("span", {text: `status: ${STATUS_WORDS[leds.status.state] || "off"}`})));
     }
     box.replaceChildren(...items);
     patterns = leds.patterns || patterns;
