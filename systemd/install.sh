@@ -48,8 +48,17 @@ step usermod -a -G video,gpio tightrope
 step mkdir -p "$PREFIX"
 step cp -r "$SRC/companion" "$SRC/vision" "$SRC/hardware" "$SRC/web" "$SRC/docs" \
     "$SRC/pyproject.toml" "$SRC/README.md" "$PREFIX/"
+#    From pip: the dependencies of pyproject.toml that step 1 did not take from apt.
+FROM_APT="numpy opencv-python-headless gpiozero"
+PIP_DEPS=$(python3 -c '
+import re, sys, tomllib
+apt = set(sys.argv[2].split())
+deps = tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]
+print(" ".join(d for d in deps if re.split(r"[<>=!~ \[;]", d)[0].lower() not in apt))
+' "$SRC/pyproject.toml" "$FROM_APT")
 step python3 -m venv --system-site-packages "$PREFIX/venv"
-step "$PREFIX/venv/bin/pip" install --quiet "flask>=3.0" "waitress>=3.0"
+# shellcheck disable=SC2086  # one word per requirement
+step "$PREFIX/venv/bin/pip" install --quiet $PIP_DEPS
 step "$PREFIX/venv/bin/pip" install --quiet --no-deps "$PREFIX"
 
 # 4. The config (kept on upgrade) and the data folder.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import cv2
@@ -178,6 +179,11 @@ def test_installer_dry_run_and_shellcheck():
                      "venv --system-site-packages", "systemctl enable tightrope-companion",
                      "usermod -a -G video,gpio tightrope"):
         assert expected in out
+    pip = next(line for line in out.splitlines() if "pip install --quiet" in line
+               and "--no-deps" not in line).split()[4:]
+    wanted = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    from_apt = {"numpy>=1.24", "opencv-python-headless>=4.8", "gpiozero>=2.0"}
+    assert sorted(pip) == sorted(set(wanted) - from_apt)  # onnxruntime and segno come from pip
     if shutil.which("shellcheck"):
         subprocess.run(["shellcheck", str(ROOT / "systemd" / "install.sh")], check=True)
 
