@@ -231,6 +231,14 @@ class Game:
         self.setup = setup
         self.log: list[GameEvent] = [setup]
         self.rounds: list[Round] = []
+        self.last_trick: Trick | None = None
+        self.dealer = 0
+        self.balances: list[int] = []
+        self._deck: set[ScoringCard] = set()
+        self._revealed: list[ScoringCard] = []
+        self._played: set[int] = set()
+        self._tricks: list[Trick] = []
+        self._trick = _TrickInPlay(leader=0)
         self._begin_round()
 
     # -- applying events --------------------------------------------------------------------
@@ -361,12 +369,10 @@ class Game:
         self.dealer = (self.setup.first_dealer + r) % n
         self.balances = [0] * n
         self._deck = set(SCORING_DECK)
-        self._revealed: list[ScoringCard] = []
-        self._played: set[int] = set()
-        self._tricks: list[Trick] = []
+        self._revealed = []
+        self._played = set()
+        self._tricks = []
         self._trick = _TrickInPlay(leader=(self.dealer + 1) % n)
-        if r == 0:
-            self.last_trick: Trick | None = None
 
     def _end_round(self) -> None:
         scores = tuple(abs(b) for b in self.balances)

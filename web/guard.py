@@ -194,7 +194,7 @@ class _Reply:
     fingerprint: str
     at: float
     done: threading.Event = field(default_factory=threading.Event)
-    kept: tuple[int, bytes, str] | None = None  # status, body, mimetype
+    kept: tuple[int, bytes, str | None] | None = None  # status, body, mimetype
 
 
 class Replies:
