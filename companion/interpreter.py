@@ -164,12 +164,17 @@ def parse_choice(choice: str) -> Stands | None:
     return None
 
 
+def card_id(stands: Stands) -> CardId:
+    """The card identity the reader knows a game card by."""
+    if isinstance(stands, ScoringCard):
+        return CardId("scoring", stands.value, "blue" if stands.colour is Colour.BLUE
+                      else "red" if stands.colour is Colour.RED else None)
+    return CardId("number", stands)
+
+
 def card_label(stands: Stands) -> str:
     """The teach-folder label of a card (what a kept crop is named by)."""
-    if isinstance(stands, ScoringCard):
-        return CardId("scoring", stands.value,
-                      stands.colour.value if stands.colour else None).label  # type: ignore[arg-type]
-    return CardId("number", stands).label
+    return card_id(stands).label
 
 
 # --- the decider --------------------------------------------------------------------------------
@@ -237,8 +242,12 @@ class Interpreter:
     def refused(self, decision: Apply, why: str) -> None:
         """The rules refused `decision`: its card is asked about."""
         card = self.table.cards.get(decision.track) if decision.track is not None else None
-        if card is not None:
-            card.refused, card.named = why, None
+        if card is None:
+            return
+        if isinstance(decision.event, PlayCorrected | ScoringCorrected):
+            card.reading = None  # the answer to "which is it?" cannot stand: not asked again
+            return
+        card.refused, card.named = why, None
 
     def undone(self, game: Game) -> None:
         """A person took back the last event: the card it came from is no longer counted (it is
@@ -378,16 +387,16 @@ class Interpreter:
                     self.table.count(c, best, r, _trick_of_reveal(game, best), None)
             elif isinstance(c.zone, int):
                 mine = _played_by(game, c.zone)
-                unbound = [n for n in mine if not self._lying(r, n, c.zone)]
-                if not unbound:
+                free = [n for n in mine if not self._lying(r, n, c.zone)]
+                if not free:
                     continue
-                best = max(unbound, key=lambda n: _probability(c.reading, n))
-                in_trick = any(p.seat == c.zone and p.card == best for p in game.trick_plays)
-                if _is(sure_card(c.reading), best) or (
-                        in_trick and _probability(c.reading, best) >= MAY_BE_ON_TABLE) or (
+                card = max(free, key=lambda n: _probability(c.reading, n))
+                in_trick = any(p.seat == c.zone and p.card == card for p in game.trick_plays)
+                if _is(sure_card(c.reading), card) or (
+                        in_trick and _probability(c.reading, card) >= MAY_BE_ON_TABLE) or (
                         in_trick and c.reading.kind == "unknown"
-                        and _probability(c.reading, best) > 0.0):
-                    self.table.count(c, best, r, mine[best], c.zone)
+                        and _probability(c.reading, card) > 0.0):
+                    self.table.count(c, card, r, mine[card], c.zone)
         # more scoring cards lay in the row at a restart than one reveal can be: last round's
         # row, still lying there; none of them is a new reveal
         at_start = [c for c in self.table if c.in_row and c.at_start and c.status != "counted"]
@@ -597,7 +606,8 @@ class Interpreter:
             elif (c.in_row and read is not None and read.kind == "number") or (
                     isinstance(c.zone, int) and read is not None and read.kind == "scoring"):
                 what = "number card" if read.kind == "number" else "scoring card"
-                place = "the scoring row" if c.in_row else f"{_name(game, c.zone)}'s place"
+                place = (f"{_name(game, c.zone)}'s place" if isinstance(c.zone, int)
+                         else "the scoring row")
                 out.append(Question(
                     f"where:{c.track}", f"A {what} ({label(scoring_of(read) or read.value)}) "
                     f"lies in {place}: please move it.", (Choice("ok", "OK"),), "ok",

@@ -287,6 +287,24 @@ def test_a_counted_card_read_again_as_another_asks_and_a_fix_is_a_correction():
     assert isinstance(t.applied[-1], PlayCorrected)
 
 
+def test_a_fix_the_rules_refuse_is_not_asked_again():
+    """The card counted as 17 reads as 7 later; the person says 7, but Ben played the 7 in
+    the first trick: the correction is refused, and the question does not come back (it came
+    back at once, for ever)."""
+    t = Table()
+    reveal_and_play(t, 3, [7, 28, 36])
+    t.lay("scoring", sure(scoring(5)))
+    t.wait(SCORING_SETTLE_S)
+    leader = t.game.leader
+    track = t.lay(leader, sure(number(17)))
+    t.lay(leader, sure(number(7)), track=track)
+    q = t.questions[f"again:{track}"]
+    t.answer(q.key, "card:7")
+    assert t.refused and t.game.trick_plays[0].card == 17
+    t.wait(1.0)
+    assert f"again:{track}" not in t.questions
+
+
 def test_a_card_a_person_named_is_learned_under_its_label():
     t = Table()
     track = t.lay("scoring", unsure((scoring(6), 0.5), (scoring(9), 0.4)))
