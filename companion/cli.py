@@ -1,4 +1,4 @@
-"""`tightrope-companion` and `python -m companion`: the command line (DESIGN.md interfaces)."""
+"""`tightrope-companion` and `python -m companion`: the command line (README.md lists it)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,47 @@ def cmd_recognize(args: argparse.Namespace) -> int:
 
 
 def cmd_teach(args: argparse.Namespace) -> int:
-    return _vision("teach_main")(args.folder, args.out)
+    return _vision("teach_main")(args.folder, args.out, args.add_corrections, args.deck)
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    """Record the camera's frames into a folder (a game night becomes test data)."""
+    from .capture import capture
+
+    try:
+        return capture(Path(args.out), _config(args), args.source, args.fps, args.seconds)
+    except ValueError as err:
+        return _fail(str(err))
+
+
+def eval_footage(argv: list[str]) -> int:
+    """`eval --footage DIR --record GAME.jsonl`: footage through the companion, a person
+    answering from the record; the tricks and cards scored against it."""
+    from .evaluate import evaluate_footage, result_text
+
+    ap = argparse.ArgumentParser(prog="tightrope-companion eval --footage",
+                                 description=eval_footage.__doc__)
+    ap.add_argument("--footage", required=True, help="a folder of frames or a video")
+    ap.add_argument("--record", required=True, help="the game's (corrected) record")
+    ap.add_argument("--zones", help="the zones file (default: DIR/zones.json)")
+    ap.add_argument("--deck", help="a deck file from `teach` (default: zero-shot)")
+    ap.add_argument("--fps", type=float, help="frames a second of a folder (default 10)")
+    ap.add_argument("--weaken", action="store_true",
+                    help="read with a reader made worse on purpose (what the referee does then)")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        result = evaluate_footage(Path(args.footage), Path(args.record),
+                                  Path(args.zones) if args.zones else None,
+                                  Path(args.deck) if args.deck else None, args.fps,
+                                  args.weaken)
+    except (ValueError, OSError) as err:
+        return _fail(f"eval: {err}")
+    print(json.dumps(result.to_json()) if args.json else result_text(result))
+    return 0 if result.wrong == 0 else 1
 
 
 def join_text(urls: list[str], qr: bool) -> str:
@@ -118,6 +158,7 @@ def _options(args: argparse.Namespace, config: Any) -> Any:
         record=Path(args.record) if getattr(args, "record", None) else None,
         web=not no_web,
         port=args.port,
+        host=getattr(args, "host", None),
         exit_at_end=args.exit_at_end,
         fps=getattr(args, "fps", None),
         realtime=speed > 0,
@@ -181,6 +222,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, help="stop after this many rounds (default: all)")
     p.add_argument("--tactical", action="store_true", help="variant: cards 1..9N only")
     p.add_argument("--simultaneous", action="store_true", help="variant: all reveal at once")
+    p.add_argument("--host", help="the address to serve the web page on (default 127.0.0.1: "
+                                  "this machine only; 0.0.0.0 for the whole network)")
+    p.add_argument("--no-person", action="store_true",
+                   help="leave the camera's questions to you (on the web page) instead of a "
+                        "person who knows the game's record")
     _add_service_flags(p)
     p.set_defaults(func=cmd_demo)
 
@@ -188,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", help="a folder of frames, a video file, opencv:N or picamera2")
     p.add_argument("--fps", type=float, help="frames a second of a folder source (default 10)")
     p.add_argument("--setup", help="a JSON game_started event: start (or resume) this game")
-    p.add_argument("--zones", help="the zones file (DESIGN.md)")
+    p.add_argument("--zones", help="the zones file (docs/config.md)")
     p.add_argument("--deck", help="a deck file from `teach` (default: the zero-shot reader)")
     p.add_argument("--record", help="write the game record here as it grows")
     _add_service_flags(p)
@@ -201,13 +247,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_recognize)
 
     p = sub.add_parser("teach", help="learn a deck from one photo per card")
-    p.add_argument("folder")
+    p.add_argument("folder", nargs="?", help="the teach folder: number-17.png, scoring-4.png...")
     p.add_argument("--out", required=True, help="the deck file to write")
+    p.add_argument("--add-corrections", metavar="DIR",
+                   help="add the crops people named at the table (<data dir>/corrections)")
+    p.add_argument("--deck", help="with --add-corrections and no folder: the deck to add to "
+                                  "(default: the zero-shot reader)")
     p.set_defaults(func=cmd_teach)
 
-    # listed for --help only: main() hands `eval ...` to the vision evaluation as it is
-    sub.add_parser("eval", help="measure the card reader on a rendered labelled set "
-                   "(eval --help: its options)")
+    p = sub.add_parser("capture", help="record the camera's frames into a folder")
+    p.add_argument("--out", required=True, help="the folder to write frame_000000.jpg... into")
+    p.add_argument("--source", help="the camera (default from the config), or opencv:N")
+    p.add_argument("--fps", type=float, default=10.0, help="frames a second (default 10)")
+    p.add_argument("--seconds", type=float, help="stop after this long (default: Ctrl-C)")
+    p.add_argument("--config", help="the TOML config file (docs/config.md)")
+    p.add_argument("--data-dir", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_capture)
+
+    # listed for --help only: main() hands `eval ...` to the evaluation as it is
+    sub.add_parser("eval", help="measure the card reader: on a rendered labelled set, or on "
+                   "footage of a game against its record (--footage DIR --record FILE; "
+                   "eval --help: the options)")
     return parser
 
 
@@ -217,7 +277,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the file instead; set before OpenCV loads FFmpeg (OPENCV_FFMPEG_LOGLEVEL=32 shows them).
     os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")  # a missing webcam: our line, once
-    if argv[:1] == ["eval"]:  # its options (and --help) belong to the vision evaluation
+    if argv[:1] == ["eval"]:  # its options (and --help) belong to the evaluation
+        if "--footage" in argv:
+            return eval_footage(argv[1:])
         return _vision("eval_main")(argv[1:])
     args = build_parser().parse_args(argv)
     try:

@@ -18,20 +18,21 @@ from .rules import CardPlayed, Game, GameEvent, GameStarted, ScoringRevealed
 
 def table_actions(events: list[GameEvent]) -> list[Any]:
     """The table actions (Reveal, Place, ClearTrick, ClearRound) that play out `events`."""
-    from vision.cards import CardId
     from vision.sim.footage import ClearRound, ClearTrick, Place, Reveal
 
-    game = Game(events[0])  # type: ignore[arg-type]
+    from .interpreter import card_id
+
+    setup = events[0]
+    assert isinstance(setup, GameStarted)
+    game = Game(setup)
     actions: list[Any] = []
     for event in events[1:]:
         rounds_before = game.round_index
         trick = game.apply(event)
         if isinstance(event, ScoringRevealed):
-            card = event.card
-            colour = card.colour.value if card.colour else None
-            actions.append(Reveal(CardId("scoring", card.value, colour)))
+            actions.append(Reveal(card_id(event.card)))
         elif isinstance(event, CardPlayed):
-            actions.append(Place(event.seat, CardId("number", event.card)))
+            actions.append(Place(event.seat, card_id(event.card)))
         if trick is not None:
             actions.append(ClearTrick())
         if game.round_index != rounds_before:

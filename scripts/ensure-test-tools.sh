@@ -1,6 +1,8 @@
 #!/bin/sh
 # Debian packages the tests use, installed where missing: chromium (the browser tests drive it
-# through Playwright) and shellcheck (the installer is checked with it).
+# through Playwright), shellcheck (the installer is checked with it), the DejaVu fonts (the
+# card-design renderer is tested with them) and Goudy Bookletter (a serif of the fonts no model
+# was trained on: the teach test prints a deck in it).
 set -e
 missing=""
 if ! command -v chromium >/dev/null 2>&1 && [ -z "${TIGHTROPE_CHROMIUM:-}" ]; then
@@ -8,6 +10,12 @@ if ! command -v chromium >/dev/null 2>&1 && [ -z "${TIGHTROPE_CHROMIUM:-}" ]; th
 fi
 if ! command -v shellcheck >/dev/null 2>&1; then
     missing="$missing shellcheck"
+fi
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+    missing="$missing fonts-dejavu-core"
+fi
+if [ ! -f /usr/share/fonts/opentype/sortsmill/GoudyBookletter1911.otf ]; then
+    missing="$missing fonts-goudybookletter"
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

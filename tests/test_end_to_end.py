@@ -1,5 +1,11 @@
-"""End to end: rendered table footage of whole games through `tightrope-companion run`, and
-a kill -9 in the middle of a game followed by a restart on the rest of the footage."""
+"""End to end: rendered table footage of whole games through the real pipeline.
+
+- the demo's default game, run as `make demo` runs it (headless): it passes its own check;
+- a 5-player tactical and simultaneous game through `tightrope-companion run`;
+- a kill -9 in the middle of a game and a restart on the rest of the footage;
+- twenty restarts at random frames, hands in view at half of them: nothing is invented.
+(A sweep of demo seeds is bench/bench_games.py.)
+"""
 
 from __future__ import annotations
 
@@ -12,44 +18,46 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import pytest
 
+from companion.commands import Flush, NewGame, Seen
+from companion.evaluate import answer_all
 from companion.footage import render_game, table_actions
 from companion.randgame import random_game
 from companion.record import event_to_json, write_record
-from companion.rules import Variant
+from companion.referee import Referee
+from companion.rules import Game, Variant
 from companion.store import Store
 
 FPS = 10.0
-HAND_S = 0.5
-HOLD_S = 0.6
+DEMO = (3, Variant(), None, 1)  # the demo's default game: `demo` with no options
 GAMES = {
     # name: (players, variant, rounds, seed)
-    "3p-standard": (3, Variant(), None, 31),
+    "demo-default": DEMO,
     "5p-tactical-simultaneous": (5, Variant(tactical=True, simultaneous=True), 2, 52),
 }
 
 
-def footage_root() -> Path:
-    """Rendered footage is cached between runs of the suite (it is deterministic)."""
-    root = Path(os.environ.get("TIGHTROPE_TEST_CACHE", Path(__file__).parent.parent /
-                               ".test-cache")) / "footage"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+def cache() -> Path:
+    """The demo's footage cache, shared with `make demo` (the footage is deterministic)."""
+    return Path(os.environ.get("TIGHTROPE_TEST_CACHE", Path(__file__).parent.parent /
+                               ".test-cache"))
 
 
 @pytest.fixture(scope="module", params=sorted(GAMES))
 def rendered(request, tmp_path_factory):
     players, variant, rounds, seed = GAMES[request.param]
     events = random_game(random.Random(seed), players, variant, rounds=rounds)
-    folder = render_game(events, footage_root() / request.param, seed=seed, fps=FPS,
-                         hold_s=HOLD_S, hand_s=HAND_S)
+    os.environ.setdefault("XDG_CACHE_HOME", str(cache()))
+    folder = render_game(events, seed=seed)  # as the demo renders it
     work = tmp_path_factory.mktemp(request.param)
     source = work / "source.jsonl"
     write_record(source, events)
     setup = work / "setup.json"
     setup.write_text(json.dumps(event_to_json(events[0])))
-    return {"events": events, "frames": folder, "source": source, "setup": setup, "work": work}
+    return {"name": request.param, "events": events, "frames": folder, "source": source,
+            "setup": setup, "work": work}
 
 
 def run_companion(frames: Path, g: dict, out: Path, data: Path, **popen) -> subprocess.Popen:
@@ -75,25 +83,35 @@ def assert_same_game(out: Path, source: Path) -> None:
     assert got == want
 
 
+def test_the_demo_s_default_game_passes_its_own_check(tmp_path):
+    env = {**os.environ, "TIGHTROPE_MOCK_GPIO": "1",
+           "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME", str(cache()))}
+    done = subprocess.run([sys.executable, "-m", "companion", "demo", "--no-web",
+                           "--exit-at-end", "--data-dir", str(tmp_path / "data")],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "equals the replay of the game's record" in done.stdout
+    assert done.stdout.count("demo: round ") == 27  # one line a trick, 3 rounds of 9
+
+
 def test_run_on_rendered_footage_scores_every_trick(rendered):
+    if rendered["name"] == "demo-default":
+        pytest.skip("the demo test above plays this game")
     out = rendered["work"] / "out.jsonl"
     proc = run_companion(rendered["frames"], rendered, out, rendered["work"] / "data")
-    stdout, stderr = proc.communicate(timeout=900)
+    _, stderr = proc.communicate(timeout=900)
     assert proc.returncode == 0, stderr
     assert_same_game(out, rendered["source"])
 
 
-def _start_frame_of_event(events: list, index: int, truth: list[dict]) -> int:
-    """The first frame of the table action that shows events[index] (a hand coming in)."""
-    actions = table_actions(events)
-    done = table_actions(events[:index])  # the actions before that event
-    assert len(truth) == len(actions)
-    n_hand = max(2, round(HAND_S * FPS))
-    return truth[len(done)]["frame"] - n_hand
+def _action_frames(events: list, frames: Path) -> tuple[list[dict], int]:
+    truth = [json.loads(line) for line in (frames / "truth.jsonl").read_text().splitlines()]
+    assert len(truth) == len(table_actions(events))
+    return truth, round(0.8 * FPS)  # the demo's hand_s: the hand is in view this many frames
 
 
 def test_kill_mid_game_and_restart_on_the_rest(rendered, tmp_path):
-    if rendered["events"][0].n != 3:
+    if rendered["name"] != "demo-default":
         pytest.skip("one kill test is enough: it runs on the 3-player game")
     events, frames = rendered["events"], rendered["frames"]
     out, data = tmp_path / "out.jsonl", tmp_path / "data"
@@ -106,19 +124,79 @@ def test_kill_mid_game_and_restart_on_the_rest(rendered, tmp_path):
     assert proc.poll() is None, "the companion ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
-
     with Store(data / "tightrope.db") as store:
-        game_id = store.unfinished_game()
-        committed = len(store.events(game_id))
+        committed = len(store.events(store.unfinished_game()))
     assert 1 < committed < len(events)
-    truth = [json.loads(line) for line in (frames / "truth.jsonl").read_text().splitlines()]
-    start = _start_frame_of_event(events, committed, truth)
+    truth, n_hand = _action_frames(events, frames)
+    done = table_actions(events[:committed])  # the actions before the next event
+    start = truth[len(done)]["frame"] - n_hand
     rest = tmp_path / "rest"
     rest.mkdir()
     for path in sorted(frames.glob("frame_*.jpg"))[start:]:
         (rest / path.name).symlink_to(path)
-
     again = run_companion(rest, rendered, out, data)
     _, stderr = again.communicate(timeout=900)
     assert again.returncode == 0, stderr
     assert_same_game(out, rendered["source"])
+
+
+def test_twenty_restarts_at_random_frames_invent_nothing(rendered, tmp_path):
+    """A restart (watchdog, power) may come at any frame, a hand over the table or not: the
+    companion comes back from its store and the table as the camera sees it then. Simulated
+    in-process: at each kill everything in memory is dropped, the store stays."""
+    if rendered["name"] != "demo-default":
+        pytest.skip("runs on the demo's game")
+    from vision.read import Reader
+    from vision.watch import TableWatcher
+    from vision.zones import load_zones
+
+    events, frames = rendered["events"], rendered["frames"]
+    truth, n_hand = _action_frames(events, frames)
+    paths = sorted(frames.glob("frame_*.jpg"))
+    rng = random.Random(20)
+    with_hand = [f for t in truth for f in range(t["frame"] - n_hand, t["frame"])]
+    kills = set(rng.sample(with_hand, 10)) | set(rng.sample(range(len(paths)), 10))
+    zones, reader = load_zones(frames / "zones.json"), Reader.zero_shot()
+    true_game = Game.replay(events)
+    db = tmp_path / "game.db"
+
+    def start() -> tuple[Store, Referee, TableWatcher]:
+        store = Store(db)
+        referee = Referee(store)
+        if referee.game is None:
+            referee.handle(NewGame(events[0]))
+        return store, referee, TableWatcher(zones, reader, fps=FPS)
+
+    store, referee, watcher = start()
+    questions = 0
+    for k, path in enumerate(paths):
+        if k in kills:  # kill -9: nothing in memory survives; the store does
+            store.close()
+            store, referee, watcher = start()
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        changes = watcher.feed(frame)
+        referee.handle(Seen(tuple(changes), k / FPS, frame if changes else None))
+        questions += answer_all(referee, true_game)[0]
+    referee.handle(Flush())
+    questions += answer_all(referee, true_game)[0]
+    got = store.events(referee.game_id or store.unfinished_game() or 1)
+    store.close()
+    assert len(kills) == 20
+    assert got == events[1:], f"{questions} questions answered"  # nothing invented, all there
+
+
+def test_a_weakened_reader_scores_no_trick_wrong_and_every_question_offers_the_truth(rendered):
+    if rendered["name"] != "demo-default":
+        pytest.skip("runs on the demo's game")
+    from companion.camera import FolderSource
+    from companion.evaluate import WeakenedReader, run_footage
+    from vision.read import Reader
+    from vision.watch import TableWatcher
+    from vision.zones import load_zones
+
+    frames = rendered["frames"]
+    weak = WeakenedReader(Reader.zero_shot(), seed=3)
+    watcher = TableWatcher(load_zones(frames / "zones.json"), weak, fps=FPS)
+    result = run_footage(FolderSource(frames, FPS), watcher, Game.replay(rendered["events"]))
+    assert result.wrong == 0 and result.missing == 0 and result.right == result.tricks
+    assert result.questions > 0 and result.offered == result.questions

@@ -7,11 +7,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cards import ALL_CARDS, CardId
-from vision.cli import eval_main, recognize_main, rendered_teach_folder, teach_main
-from vision.read import Reader
+from vision.cards import ALL_CARDS, DEFAULT_STYLE, CardId
+from vision.cli import eval_main, recognize_main, teach_main
+from vision.evaluate import teach_photos
 from vision.sim.scene import Conditions, Placement, render_frame
-from vision.teach import TeachError, collect_photos, teach
+from vision.teach import TeachError, collect_photos
 
 
 @pytest.fixture(scope="module")
@@ -67,20 +67,7 @@ def test_recognize_bad_deck_is_one_line(frame_file, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def photos(tmp_path_factory) -> Path:
-    return rendered_teach_folder(tmp_path_factory.mktemp("teach"), size=(640, 360))
-
-
-def test_teach_learns_a_deck(photos, tmp_path):
-    deck = tmp_path / "mydeck"  # no extension: written exactly there
-    stats = teach(photos, deck, per_class=4, epochs=2)
-    assert deck.is_file() and 0.0 <= stats["threshold"] <= 1.0
-    reader = Reader.from_deck(deck)
-    img = cv2.imread(str(photos / "number-17.png"))
-    from vision.detect import find_cards, warp
-    from vision.read import WARP_SIZE
-
-    (quad,) = find_cards(img)
-    assert reader.read(warp(img, quad, WARP_SIZE)).card == CardId("number", 17)
+    return teach_photos(tmp_path_factory.mktemp("teach"), DEFAULT_STYLE, size=(640, 360))
 
 
 def test_teach_errors_name_the_file(photos, tmp_path, capsys):
@@ -100,9 +87,16 @@ def test_teach_errors_name_the_file(photos, tmp_path, capsys):
         collect_photos(partial)
 
 
+def test_teach_needs_a_folder_or_corrections(tmp_path, capsys):
+    assert teach_main(None, str(tmp_path / "d.npz")) == 2
+    assert "teach folder" in capsys.readouterr().err
+
+
 def test_eval_prints_the_table(tmp_path, capsys):
     code = eval_main(["--frames", "2", "--conditions", "clean", "--set", str(tmp_path / "set")])
     assert code == 0
     out = capsys.readouterr().out
     assert "correct" in out and "abstained" in out and "missed" in out and "clean" in out
     assert eval_main(["--conditions", "nonsense", "--set", str(tmp_path / "x")]) == 2
+    assert eval_main(["--designs", "editions", "--taught", "--frames", "1",
+                      "--set", str(tmp_path / "y")]) == 2  # one deck a design: not editions

@@ -1,8 +1,7 @@
-"""The Tightrope cards: identities, labels and canonical face images.
+"""The simulator's own edition of the deck: canonical face images in a built-in stroke font.
 
-This module is the contract between the table simulator (vision.sim) and the card reader: both
-agree on what a card *is* (`CardId`, its teach-folder label) and what its face looks like in the
-canonical portrait orientation (`render_face`, CARD_W x CARD_H BGR).
+What a card *is* (`CardId`, its teach-folder label) lives in vision.types; this module says what
+its face looks like in the canonical portrait orientation (`render_face`, CARD_W x CARD_H BGR).
 
 Faces are drawn with a tiny built-in stroke font (cv2 polylines only, so they look the same with
 any OpenCV version and need no font file). A `FaceStyle` says how an edition prints its cards;
@@ -13,80 +12,21 @@ any OpenCV version and need no font file). A `FaceStyle` says how an edition pri
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 import cv2
 import numpy as np
 
+from vision.types import ALL_CARDS, CardId, CardLabelError
+
+__all__ = ["ALL_CARDS", "CARD_H", "CARD_W", "CardId", "CardLabelError", "DEFAULT_STYLE",
+           "Edition", "FaceStyle", "face_cached", "random_style", "render_face"]
+
 CARD_W, CARD_H = 200, 308
 """Canonical face size in px (portrait); real cards are 59 x 91 mm."""
 
-Kind = Literal["number", "scoring"]
-Colour = Literal["blue", "red"]
 BGR = tuple[int, int, int]
-
-NUMBER_MAX = 50
-SCORING_MAX = 9
-
-
-class CardLabelError(ValueError):
-    """A card label or card identity that does not exist in the Tightrope deck."""
-
-
-@dataclass(frozen=True)
-class CardId:
-    """One physical card: a number card 1..50, a scoring card 1..9, or a blue/red scoring 0."""
-
-    kind: Kind
-    value: int
-    colour: Colour | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind == "number":
-            ok = 1 <= self.value <= NUMBER_MAX and self.colour is None
-        elif self.kind == "scoring":
-            if self.value == 0:
-                ok = self.colour in ("blue", "red")
-            else:
-                ok = 1 <= self.value <= SCORING_MAX and self.colour is None
-        else:
-            ok = False
-        if not ok:
-            raise CardLabelError(
-                f"no such card: kind={self.kind!r} value={self.value!r} colour={self.colour!r}"
-            )
-
-    @property
-    def label(self) -> str:
-        """Teach-folder stem: "number-17", "scoring-4", "scoring-0-blue"."""
-        base = f"{self.kind}-{self.value}"
-        return f"{base}-{self.colour}" if self.colour else base
-
-    @classmethod
-    def from_label(cls, label: str) -> CardId:
-        """Parse a label made by `label`; raises CardLabelError (a ValueError) on anything else."""
-        m = _LABEL_RE.fullmatch(label.strip()) if isinstance(label, str) else None
-        if m is None:
-            raise CardLabelError(f"not a card label: {label!r}")
-        kind, value, colour = m.group(1), int(m.group(2)), m.group(3)
-        if value != 0 and m.group(2).startswith("0"):
-            raise CardLabelError(f"not a card label: {label!r}")
-        return cls(kind, value, colour)  # type: ignore[arg-type]
-
-    def __str__(self) -> str:
-        return self.label
-
-
-_LABEL_RE = re.compile(r"(number|scoring)-(\d{1,2})(?:-(blue|red))?")
-
-ALL_CARDS: tuple[CardId, ...] = (
-    *(CardId("number", v) for v in range(1, NUMBER_MAX + 1)),
-    *(CardId("scoring", v) for v in range(1, SCORING_MAX + 1)),
-    CardId("scoring", 0, "blue"),
-    CardId("scoring", 0, "red"),
-)
 
 
 @dataclass(frozen=True)
@@ -126,7 +66,8 @@ class Edition(Protocol):
     """Anything that prints the deck: this module's `FaceStyle` (the built-in stroke font) or a
     `vision.sim.designs.Design` (real typefaces and layouts). Hashable, so faces can be cached."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def face(self, card: CardId) -> np.ndarray: ...
 
@@ -142,10 +83,9 @@ def random_style(rng: np.random.Generator) -> FaceStyle:
     def jitter(base: BGR, spread: int) -> BGR:
         # one common brightness shift plus a smaller per-channel one: stays the same hue family
         common = rng.integers(-spread, spread + 1)
-        return tuple(
-            int(np.clip(c + common + rng.integers(-spread // 3, spread // 3 + 1), 0, 255))
-            for c in base
-        )
+        b, g, r = (int(np.clip(c + common + rng.integers(-spread // 3, spread // 3 + 1), 0, 255))
+                   for c in base)
+        return (b, g, r)
 
     paper_level = int(rng.integers(205, 250))
     tint = rng.integers(-8, 9, size=3)

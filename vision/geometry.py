@@ -86,13 +86,14 @@ def turned(quad: np.ndarray, quarter_turns: int) -> np.ndarray:
 def rectify(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int] = (READ_W, READ_H)
             ) -> np.ndarray:
     """The portrait crop of the quad (TL, TR, BR, BL), `size` = (w, h), cut without aliasing:
-    a card larger than twice the crop is first cut at twice the size, then area-shrunk. Outside
-    the frame the crop is black (a card cut by the frame's edge)."""
+    a card more than 1.5 times the crop's width is first cut at k >= 2 times the size, so that
+    the warp never shrinks, then area-shrunk.
+    Outside the frame the crop is black (a card cut by the frame's edge)."""
     w, h = size
     q = np.asarray(quad, np.float32).reshape(4, 2)
     side = max(float(np.hypot(*(q[1] - q[0]))), float(np.hypot(*(q[3] - q[0]))) / ASPECT)
-    k = 2 if side > 1.5 * w else 1
-    dst = np.float32([[0, 0], [w * k, 0], [w * k, h * k], [0, h * k]])
+    k = 1 if side <= 1.5 * w else max(2, math.ceil(side / w))
+    dst = np.array([[0, 0], [w * k, 0], [w * k, h * k], [0, h * k]], np.float32)
     m = cv2.getPerspectiveTransform(q, dst)
     crop = cv2.warpPerspective(frame, m, (w * k, h * k), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
@@ -107,6 +108,13 @@ def iou(q1: np.ndarray, q2: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(a, b)
     union = cv2.contourArea(a) + cv2.contourArea(b) - inter
     return float(inter / max(union, 1e-6))
+
+
+def inside(q1: np.ndarray, q2: np.ndarray) -> float:
+    """The fraction of convex quad q1's area that lies inside convex quad q2."""
+    a, b = order_around(q1), order_around(q2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    return float(inter / max(cv2.contourArea(a), 1e-6))
 
 
 def card_width(quad: np.ndarray) -> float:

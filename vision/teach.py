@@ -1,363 +1,43 @@
-"""Teach the reader the user's own deck edition from one photo per card.
+"""Teach the reader a user's own deck from one photo of each card, and from the table's answers.
 
-The folder holds one photo per card lying on the table, named by the card's label
-(`number-17.png`, `scoring-4.png`, `scoring-0-blue.png`, `scoring-0-red.png`; .jpg/.jpeg also
-accepted). Each photo's card is found, warped to portrait and turned upright (the zero-shot
-reader knows the layout: walker line / blue half on top). The 61 crops become the templates that
-`vision.learn.capture` augments (size, light, glare, blur, noise, JPEG, detector error) to
-fine-tune the zero-shot MLP; temperature and abstention line are calibrated on fresh augments.
-The deck file is an .npz: the model arrays of `vision.read.Mlp` plus the templates (docs/teach.md).
+For each photo the card is found (vision.detect) and a crop around it is kept (`CONTEXT` times its
+box, the card at twice the reader's size), turned upright by the zero-shot reader (the photo of a 6
+is upright where it reads as a 6). Each card is then seen again the way a table changes it: at
+other sizes, in other light, blurred, noisy, compressed, with glare, with another of the deck's
+cards laid over part of it, in a box a little off, either way up. The reader network embeds
+those crops, and the deck's head (its last layer) is fitted to them, pulled towards the zero-shot
+head so that what the photos do not show stays as the general reader knows it. The head is
+calibrated on other such crops, read the way `Reader.read` reads (both looks).
 
-The training machinery here is shared with the zero-shot training script: `capture` turns a clean
-portrait face into what the reader sees after the real pipeline (the card shrunk to 62..165 px
-wide, lit by a room lamp: gain, colour cast, gradient, shadow, glare; blurred, noisy,
-JPEG-compressed; warped back with a slightly wrong quad, table bleeding in at the edges);
-`train_mlp` is a plain numpy Adam MLP; `calibrate` picks the softmax temperature (least NLL) and
-the abstention line (confidently-wrong rate <= target).
+Corrections made at the table (a person named an unsure card) are crops of the same kind; they
+join the deck's examples (`add_corrections`), and the head is fitted again.
 """
 
 from __future__ import annotations
 
+import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.cards import ALL_CARDS, CARD_H, CARD_W, CardId, CardLabelError, face_cached
-from vision.detect import COVERED, find_cards, warp
-from vision.read import FEAT_H, FEAT_W, N_CLASSES, REJECT, WARP_SIZE, Mlp, Reader, features
+from vision.deck import Deck, Example, Head
+from vision.detect import Detector
+from vision.geometry import READ_H, READ_W, Box, box_of_quad, rectify
+from vision.network import ModelError
+from vision.read import N_CARDS, REJECT, Reader, _zero_shot_head, softmax
+from vision.types import ALL_CARDS, CardId, CardLabelError
 
-SKIN = [(120, 160, 215), (90, 130, 190), (60, 95, 150), (140, 175, 225), (45, 70, 110)]
-TABLES = [(150, 190, 215), (60, 85, 115), (70, 120, 60), (125, 125, 120), (35, 35, 38)]
-
-
-def _occlude_half(face: np.ndarray, cover: np.ndarray, rng: np.random.Generator,
-                  blue: bool = True) -> np.ndarray:
-    """A zero lying across half of a scoring card: one half shows part of the zero instead.
-    Mostly as players lay it: a blue 0 over the card's blue (top) half, a red 0 over its red
-    half, the zero's plain half on the card; then the red half of a card under a blue 0 and a
-    red 0 differ only by their numerals (a 9 or a 6 against the 0)."""
-    h = CARD_H // 2 + int(rng.integers(-12, 13))
-    out = face.copy()
-    if rng.random() < 0.8:
-        over_top = blue
-        src = cover
-    else:
-        over_top = rng.random() < 0.5
-        src = cover if rng.random() < 0.5 else cover[::-1, ::-1]
-    if over_top:
-        out[:h] = src[CARD_H - h :]
-    else:
-        out[CARD_H - h :] = src[:h]
-    return out
-
-
-def _occlude_blob(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A finger or another card's corner over a small part of the card."""
-    out = face.copy()
-    cx, cy = rng.uniform(0, CARD_W), rng.choice([rng.uniform(0, 60), rng.uniform(248, CARD_H)])
-    colour = SKIN[rng.integers(len(SKIN))] if rng.random() < 0.6 else (235, 240, 240)
-    axes = (int(rng.uniform(20, 60)), int(rng.uniform(30, 90)))
-    cv2.ellipse(out, (int(cx), int(cy)), axes, float(rng.uniform(0, 180)), 0, 360, colour, -1,
-                cv2.LINE_AA)
-    return out
-
-
-def _covered_by_card(crop: np.ndarray, rng: np.random.Generator, lo: float = 0.08,
-                     hi: float = 0.4) -> np.ndarray:
-    """The crop as the pipeline paints it when another card lies over part of it: the part
-    beyond that card's edge (a half-plane) or inside its corner (a quadrant) plain grey."""
-    h, w = crop.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    for _ in range(20):
-        t = rng.uniform(0, 2 * np.pi)
-        px, py = rng.uniform(0, w), rng.uniform(0, h)
-        under = (xx - px) * np.cos(t) + (yy - py) * np.sin(t) > 0
-        if rng.random() < 0.6:  # a corner: the quadrant between two edges at a right angle
-            under &= (xx - px) * -np.sin(t) + (yy - py) * np.cos(t) > 0
-        if lo <= under.mean() <= hi:
-            out = crop.copy()
-            out[under] = COVERED
-            return out
-    return crop
-
-
-def _covered_half(crop: np.ndarray, rng: np.random.Generator, top: bool) -> np.ndarray:
-    """A zero found lying across half of a scoring card: that half painted grey (its edge a
-    little off the card's middle, a little turned)."""
-    h, w = crop.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    line = h * (0.5 + rng.uniform(-0.06, 0.06)) + (xx - w / 2) * np.tan(rng.normal(0, 0.05))
-    out = crop.copy()
-    out[(yy < line) if top else (yy > line)] = COVERED
-    return out
-
-
-def _photometric(img: np.ndarray, rng: np.random.Generator, w_px: float) -> np.ndarray:
-    f = img.astype(np.float32)
-    h, w = f.shape[:2]
-    gain = rng.uniform(0.55, 1.25) * rng.uniform(0.88, 1.12, size=3)
-    f = f * gain + rng.uniform(-20, 20)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    ang = rng.uniform(0, 2 * np.pi)
-    ramp = (np.cos(ang) * xx / w + np.sin(ang) * yy / h) - 0.5
-    f *= (1.0 + rng.uniform(-0.35, 0.35) * ramp)[..., None]
-    if rng.random() < 0.25:  # a shadow edge across the card
-        a2 = rng.uniform(0, 2 * np.pi)
-        d = np.cos(a2) * (xx - rng.uniform(0, w)) + np.sin(a2) * (yy - rng.uniform(0, h))
-        f *= (1.0 - rng.uniform(0.2, 0.5) / (1.0 + np.exp(-d / 2.0)))[..., None]
-    if rng.random() < 0.3:  # glare: a bright washed-out spot
-        gx, gy, s = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.35) * w_px
-        blob = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * s * s))
-        f += (rng.uniform(80, 220) * blob)[..., None]
-    if rng.random() < 0.5:
-        f = cv2.GaussianBlur(f, (0, 0), rng.uniform(0.3, 1.3))
-    if rng.random() < 0.2:
-        n = int(rng.integers(2, 8))
-        k = np.zeros((n, n), np.float32)
-        k[n // 2, :] = 1.0 / n
-        rot = cv2.getRotationMatrix2D(((n - 1) / 2, (n - 1) / 2), rng.uniform(0, 180), 1.0)
-        k = cv2.warpAffine(k, rot, (n, n))
-        f = cv2.filter2D(f, -1, k / max(k.sum(), 1e-6))
-    f += rng.normal(0, rng.uniform(0, 9), size=f.shape).astype(np.float32)
-    out = np.clip(f, 0, 255).astype(np.uint8)
-    if rng.random() < 0.5:
-        q = int(rng.integers(35, 91))
-        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out
-
-
-def capture(face: np.ndarray, rng: np.random.Generator, table: tuple[int, int, int] | None = None,
-            shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
-    """What the reader gets for this face after the camera, the detector and the warp.
-
-    `shift` moves the whole quad by that fraction of the card's width and height (a detector
-    that got the card's extent wrong)."""
-    w_px = rng.uniform(62, 165)
-    sw, sh = max(8, round(w_px)), max(12, round(w_px * face.shape[0] / face.shape[1]))
-    small = cv2.resize(face, (sw, sh), interpolation=cv2.INTER_AREA)
-    pad = int((0.12 + max(abs(shift[0]), abs(shift[1]))) * sh) + 2
-    if table is None:
-        base = np.array(TABLES[rng.integers(len(TABLES))], np.float32)
-        table = tuple(int(v) for v in np.clip(base + rng.normal(0, 15, 3), 0, 255))
-    canvas = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=table)
-    canvas = _photometric(canvas, rng, w_px)
-    quad = np.float32([[pad, pad], [pad + sw, pad], [pad + sw, pad + sh], [pad, pad + sh]])
-    quad += np.float32([shift[0] * sw, shift[1] * sh])
-    if rng.random() < 0.5:  # the detector's quad a little off as a whole: offset and scale
-        centre = quad.mean(axis=0)
-        quad = centre + (quad - centre) * rng.uniform(0.95, 1.05)
-        quad += rng.uniform(-0.06, 0.06, size=2).astype(np.float32) * np.float32([sw, sh])
-    quad += rng.normal(0, 0.012 * sw, size=(4, 2)).clip(-0.04 * sw, 0.04 * sw).astype(np.float32)
-    dst = np.float32([[0, 0], [WARP_SIZE[0], 0], [WARP_SIZE[0], WARP_SIZE[1]], [0, WARP_SIZE[1]]])
-    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return cv2.warpPerspective(canvas, m, WARP_SIZE, flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
-
-
-def misaligned(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A crop whose quad is a third or more off the card: must be rejected, not read."""
-    big = rng.uniform(0.38, 0.65) * rng.choice([-1.0, 1.0])
-    small = rng.uniform(-0.2, 0.2)
-    shift = (big, small) if rng.random() < 0.5 else (small, big)
-    return capture(face, rng, shift=shift)
-
-
-def reject_face(rng: np.random.Generator, paper: tuple[int, int, int] = (226, 238, 242)
-                ) -> np.ndarray:
-    """Something that is not a Tightrope card: blank card, foreign card, table, skin."""
-    kind = rng.integers(4)
-    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
-    if kind == 0:  # blank card (maybe a border)
-        img[:] = paper
-        if rng.random() < 0.7:
-            cv2.rectangle(img, (7, 7), (CARD_W - 8, CARD_H - 8), (70, 60, 55), 2, cv2.LINE_AA)
-    elif kind == 1:  # a card of another game: letters / symbols
-        img[:] = paper
-        text = str(rng.choice(["A", "K", "Q", "J", "?", "X", "W", "M", "#", "+", "AB", "Z"]))
-        font = int(rng.choice([0, 1, 2, 3, 4]))
-        cv2.putText(img, text, (30, 210), font, float(rng.uniform(3, 5)), (40, 30, 30),
-                    int(rng.integers(4, 14)), cv2.LINE_AA)
-    elif kind == 2:  # table texture (wood grain / cloth)
-        base = np.array(TABLES[rng.integers(len(TABLES))], np.float32)
-        grain = np.sin(np.arange(CARD_H, dtype=np.float32)[:, None] * rng.uniform(0.05, 0.4)
-                       + rng.normal(0, 1, (1, CARD_W)).cumsum(axis=1) * 0.05)
-        f = base + grain[..., None] * rng.uniform(0, 25) + rng.normal(0, 6, (CARD_H, CARD_W, 3))
-        img[:] = np.clip(f, 0, 255).astype(np.uint8)
-    else:  # skin: a hand filling the crop
-        base = np.array(SKIN[rng.integers(len(SKIN))], np.float32)
-        shade = np.linspace(rng.uniform(0.7, 1.1), rng.uniform(0.7, 1.1), CARD_H)[:, None, None]
-        img[:] = np.clip(base * shade + rng.normal(0, 4, (CARD_H, CARD_W, 3)), 0, 255)
-    return img
-
-
-def card_sample(face_of: Callable[[CardId], np.ndarray], card_index: int, flip: bool,
-                rng: np.random.Generator) -> np.ndarray:
-    """One augmented crop of card ALL_CARDS[card_index], upright or turned 180 deg."""
-    card = ALL_CARDS[card_index]
-    face = face_of(card)
-    # when the detector found the card lying over this one, the crop shows grey there instead
-    grey_half: bool | None = None  # a zero over the crop's top (True) or bottom half
-    grey_part = False  # another card over an edge or a corner of it
-    if card.kind == "scoring" and card.value > 0 and rng.random() < 0.45:
-        blue = rng.random() < 0.5
-        if rng.random() < 0.5:
-            zero = CardId("scoring", 0, "blue" if blue else "red")
-            face = _occlude_half(face, face_of(zero), rng, blue)
-        else:  # mostly a blue 0 over the blue (top) half; the crop may be upside down
-            grey_half = (blue == (rng.random() < 0.8)) != flip
-    elif rng.random() < 0.12:
-        face = _occlude_blob(face, rng)
-    else:
-        grey_part = rng.random() < 0.2
-    if flip:
-        face = face[::-1, ::-1]
-    crop = capture(face, rng)
-    if grey_half is not None:
-        return _covered_half(crop, rng, grey_half)
-    return _covered_by_card(crop, rng) if grey_part else crop
-
-
-def make_dataset(face_of: Callable[[CardId], np.ndarray], per_class: int, rng: np.random.Generator,
-                 reject: int | None = None, progress: Callable[[int, int], None] | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels: per_class crops for each (card, orientation) class plus rejects."""
-    n_rej = per_class * 8 if reject is None else reject
-    jobs = [(c, o) for c in range(len(ALL_CARDS)) for o in (0, 1) for _ in range(per_class)]
-    total = len(jobs) + n_rej
-    x = np.empty((total, features(np.zeros((FEAT_H, FEAT_W, 3), np.uint8)).size), np.float32)
-    y = np.empty(total, np.int64)
-    for i, (c, o) in enumerate(jobs):
-        x[i] = features(card_sample(face_of, c, bool(o), rng))
-        y[i] = 2 * c + o
-        if progress and i % 200 == 0:
-            progress(i, total)
-    for j in range(n_rej):
-        if rng.random() < 0.15:  # number cards only: half a scoring card is legitimately readable
-            card = ALL_CARDS[rng.integers(50)]
-            face = face_of(card)
-            crop = misaligned(face if rng.random() < 0.5 else face[::-1, ::-1], rng)
-        else:
-            crop = capture(reject_face(rng), rng)
-        x[len(jobs) + j] = features(crop)
-        y[len(jobs) + j] = REJECT
-    if progress:
-        progress(total, total)
-    return x, y
-
-
-def train_mlp(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, hidden: int = 256,
-              epochs: int = 30, lr: float = 2e-3, init: Mlp | None = None, wd: float = 1e-4,
-              progress: Callable[[int, int], None] | None = None,
-              n_classes: int = N_CLASSES) -> Mlp:
-    """Softmax MLP with Adam; starts from `init` (fine-tuning) when given."""
-    if init is not None:
-        mu, sd = init.mu, init.sd
-        params = [init.w1.copy(), init.b1.copy(), init.w2.copy(), init.b2.copy()]
-    else:
-        mu, sd = x.mean(axis=0), x.std(axis=0) + 1e-3
-        d = x.shape[1]
-        params = [
-            (rng.normal(0, np.sqrt(2.0 / d), (d, hidden))).astype(np.float32),
-            np.zeros(hidden, np.float32),
-            (rng.normal(0, np.sqrt(1.0 / hidden), (hidden, n_classes))).astype(np.float32),
-            np.zeros(n_classes, np.float32),
-        ]
-    xs = ((x - mu) / sd).astype(np.float32)
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    step, batch, n = 0, 128, len(xs)
-    for ep in range(epochs):
-        rate = lr * 0.5 * (1 + np.cos(np.pi * ep / epochs))  # cosine decay
-        for idx in np.array_split(rng.permutation(n), max(1, n // batch)):
-            w1, b1, w2, b2 = params
-            xb = xs[idx]
-            h = np.maximum(0.0, xb @ w1 + b1)
-            z = h @ w2 + b2
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
-            p[np.arange(len(idx)), y[idx]] -= 1.0
-            p /= len(idx)
-            gw2, gb2 = h.T @ p + wd * w2, p.sum(axis=0)
-            gh = (p @ w2.T) * (h > 0)
-            gw1, gb1 = xb.T @ gh + wd * w1, gh.sum(axis=0)
-            step += 1
-            for k, g in enumerate((gw1, gb1, gw2, gb2)):
-                m[k] = 0.9 * m[k] + 0.1 * g
-                v[k] = 0.999 * v[k] + 0.001 * g * g
-                mh, vh = m[k] / (1 - 0.9**step), v[k] / (1 - 0.999**step)
-                params[k] -= (rate * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
-        if progress:
-            progress(ep + 1, epochs)
-    return Mlp(mu.astype(np.float32), sd.astype(np.float32), *params)
-
-
-def card_of_class(y: np.ndarray) -> np.ndarray:
-    """Class index -> card index (-1 for the reject class)."""
-    return np.where(y == REJECT, -1, y // 2)
-
-
-def fit_temperature(model: Mlp, x: np.ndarray, y: np.ndarray) -> float:
-    """The softmax temperature (of 40 between 0.3 and 5) with the least negative
-    log-likelihood of the labels y on held-out features x."""
-    logits = model.logits(x)
-    best_t, best_nll = 1.0, np.inf
-    for t in np.exp(np.linspace(np.log(0.3), np.log(5.0), 40)):
-        z = logits / t
-        z = z - z.max(axis=1, keepdims=True)
-        nll = -(z[np.arange(len(y)), y] - np.log(np.exp(z).sum(axis=1))).mean()
-        if nll < best_nll:
-            best_t, best_nll = float(t), float(nll)
-    return best_t
-
-
-def calibrate(model: Mlp, x: np.ndarray, y: np.ndarray, max_wrong: float = 0.0005) -> dict:
-    """Fit temperature (least NLL) and the abstention threshold on held-out data; returns stats."""
-    best_t = fit_temperature(model, x, y)
-    model.temperature = best_t
-    p = model.proba(x)
-    per_card = p[:, :REJECT].reshape(len(x), -1, 2).sum(axis=2)
-    pred, conf = per_card.argmax(axis=1), per_card.max(axis=1)
-    truth = card_of_class(y)
-    is_card = truth >= 0
-    accepted_wrong = (pred != truth) & (p[:, REJECT] < conf)
-    thr = 0.5
-    for t in np.linspace(0.3, 0.995, 140):
-        if (accepted_wrong & (conf >= t)).mean() <= max_wrong:
-            thr = float(t)
-            break
-    else:
-        thr = 0.995
-    model.threshold = thr
-    ok = (pred == truth) & (conf >= thr) & (p[:, REJECT] < conf)
-    return {
-        "temperature": best_t,
-        "threshold": thr,
-        "right": float(ok[is_card].mean()),
-        "wrong": float((accepted_wrong & (conf >= thr))[is_card].mean()),
-        "reject_ok": float(((p[:, REJECT] >= conf) | (conf < thr))[~is_card].mean())
-        if (~is_card).any() else 1.0,
-    }
-
-
-def styled_faces(styles: Sequence) -> Callable[[CardId], np.ndarray]:
-    """face_of(card) drawing a random style from `styles` for each call."""
-    state = np.random.default_rng(12345)
-
-    def face_of(card: CardId) -> np.ndarray:
-        return face_cached(card, styles[state.integers(len(styles))])
-
-    return face_of
-
-
-# --- teach ------------------------------------------------------------------------------------
-
-IMAGE_EXTS = (".png", ".jpg", ".jpeg")
-TEMPLATE_SIZE = (100, 154)  # stored templates (w, h): plenty for 62..165 px cards in frames
+CONTEXT = 1.5                       # the kept crop is this many times the card's box
+CARD_IN_CONTEXT = (2 * READ_W, 2 * READ_H)
+CONTEXT_SIZE = (round(CARD_IN_CONTEXT[0] * CONTEXT), round(CARD_IN_CONTEXT[1] * CONTEXT))
+NONE_LABEL = "none"                 # an example of no card (the photo's table)
+IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
+PER_CARD, PER_CARD_CHECK = 40, 12   # augmented crops per example: to fit, to calibrate
+PULL = 3e-3                         # how hard the head is pulled towards the zero-shot head
+MAX_WRONG = 0.0005                  # confidently wrong reads allowed on the check crops
 Progress = Callable[[str, int, int], None]
 
 
@@ -378,6 +58,7 @@ def progress_bar(stream=sys.stderr, width: int = 30) -> Progress:
 
 
 def collect_photos(folder: str | Path) -> dict[CardId, Path]:
+    """The teach folder's photos by card; TeachError naming the file for anything amiss."""
     root = Path(folder)
     if not root.is_dir():
         raise TeachError(f"teach folder {root} does not exist or is not a folder")
@@ -399,48 +80,331 @@ def collect_photos(folder: str | Path) -> dict[CardId, Path]:
     return found
 
 
-def card_crop(path: Path, reader: Reader) -> np.ndarray:
-    """The upright portrait crop (CARD_H x CARD_W) of the one card in the photo."""
+def context_crop(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The crop kept for teaching: the card in the middle, CONTEXT times its box around it."""
+    box = box_of_quad(quad)
+    wide = Box(box.cx, box.cy, box.w * CONTEXT, box.h * CONTEXT, box.angle)
+    return rectify(frame, wide.quad(), CONTEXT_SIZE)
+
+
+def _card_of_context(context: np.ndarray) -> np.ndarray:
+    """The reader crop of the card in the middle of a context crop."""
+    return crop_in_context(context, 1.0, 0.0, 0.0, 1.0, 0.0)
+
+
+def crop_in_context(context: np.ndarray, scale: float, dx: float, dy: float, size: float,
+                    angle: float) -> np.ndarray:
+    """A reader crop from a context crop shrunk by `scale`, its box moved by (dx, dy) card
+    widths, scaled by `size` and turned by `angle` radians."""
+    img = context if scale >= 0.999 else cv2.resize(
+        context, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    h, w = img.shape[:2]
+    cw = CARD_IN_CONTEXT[0] * w / CONTEXT_SIZE[0]
+    box = Box(w / 2 + dx * cw, h / 2 + dy * cw, cw * size, cw * size * READ_H / READ_W,
+              (math.pi / 2 + angle) % math.pi)
+    return rectify(img, box.quad(), (READ_W, READ_H))
+
+
+def upright(context: np.ndarray, card: CardId, zero: Reader) -> np.ndarray:
+    """The context crop turned so that the card's printed top is on top."""
+    crop = _card_of_context(context)
+    q0, _, _, _ = zero.probabilities([crop])
+    i = ALL_CARDS.index(card)
+    if q0[0, 2 * i + 1] > q0[0, 2 * i]:
+        return np.ascontiguousarray(context[::-1, ::-1])
+    return context
+
+
+def photo_examples(path: Path, card: CardId, detector: Detector, zero: Reader,
+                   rng: np.random.Generator) -> list[Example]:
+    """The card's example (and two of the photo's bare table) from one teach photo."""
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise TeachError(f"{path.name}: cannot read the image")
-    quads = find_cards(img)
-    if not quads:
+    found = detector.find(img)
+    if not found:
         raise TeachError(f"{path.name}: no card found in the photo")
-    quad = max(quads, key=lambda q: cv2.contourArea(q.astype(np.float32)))
-    crop = warp(img, quad, (CARD_W, CARD_H))
-    _, turns = reader.read_oriented(crop)
-    return np.ascontiguousarray(np.rot90(crop, -turns)) if turns else crop
+    h, w = img.shape[:2]
+    centre = np.array([w / 2, h / 2])
+    best = max(found, key=lambda d: d.score - 0.5 * float(np.hypot(*(np.array(d.box.centre)
+                                                                      - centre))) / w)
+    out = [Example(upright(context_crop(img, best.quad), card, zero), card.label)]
+    b = best.box
+    for _ in range(60):
+        if len(out) == 3:
+            break
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        if math.hypot(cx - b.cx, cy - b.cy) < 1.3 * b.h:
+            continue
+        other = Box(float(cx), float(cy), b.w, b.h, float(rng.uniform(0, math.pi)))
+        out.append(Example(context_crop(img, other.quad()), NONE_LABEL))
+    return out
 
 
-def teach(folder: str | Path, out: str | Path, per_class: int = 60, epochs: int = 12,
-          seed: int = 7, progress: Progress | None = None) -> dict:
-    """Build a deck file from the photos; returns calibration statistics."""
+# --- augmentation ------------------------------------------------------------------------------
+
+
+def _photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    x = crop.astype(np.float32)
+    x *= rng.normal(1.0, 0.08, 3)[None, None, :]                 # white balance
+    mean = x.mean()
+    x = (x - mean) * math.exp(rng.normal(0, 0.2)) + mean * math.exp(rng.normal(0, 0.25))
+    if rng.random() < 0.4:  # a shadow or the lamp's fall-off across the card
+        ys, xs = np.mgrid[0:READ_H, 0:READ_W].astype(np.float32)
+        a = rng.uniform(0, 2 * math.pi)
+        ramp = ((xs - READ_W / 2) * math.cos(a) + (ys - READ_H / 2) * math.sin(a)) / READ_H
+        x *= (1.0 + rng.uniform(0.2, 0.7) * ramp)[..., None]
+    if rng.random() < 0.15:  # glare
+        cy, cx = rng.uniform(0, READ_H), rng.uniform(0, READ_W)
+        ys, xs = np.mgrid[0:READ_H, 0:READ_W].astype(np.float32)
+        r = rng.uniform(5, 20)
+        g = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * r * r))[..., None]
+        x += (270 - x) * g * rng.uniform(0.5, 1.0)
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.2))
+    x += rng.normal(0, rng.uniform(0, 6), x.shape)
+    out = np.clip(x + 0.5, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def _laid_over(crop: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Another card of the deck laid over part of this one (a pile, a zero across a value card)."""
+    out = crop.copy()
+    h, w = crop.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.normal(0, 15)), 1.0)
+    m[:, 2] = m[:, 2] + rng.choice([-1, 1], 2) * rng.uniform([0.5 * w, 0.45 * h],
+                                                             [0.9 * w, 0.85 * h])
+    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, (w, h))
+    moved = cv2.warpAffine(other, m, (w, h))
+    out[mask > 127] = moved[mask > 127]
+    return out
+
+
+def augmented(examples: list[Example], labels: list[int], per_example: int,
+              rng: np.random.Generator, progress: Callable[[int, int], None] | None = None
+              ) -> tuple[list[np.ndarray], np.ndarray]:
+    """Crops of each example as a table changes it, and their classes (orientation included)."""
+    faces = [_card_of_context(e.image) for e in examples if e.label != NONE_LABEL]
+    crops, classes = [], []
+    for k, (ex, label) in enumerate(zip(examples, labels, strict=True)):
+        for _ in range(per_example):
+            small = float(np.exp(rng.uniform(np.log(0.42), 0.0)))  # 54..128 px card widths
+            s = 3.0 if rng.random() < 0.1 else 1.0
+            dx, dy = (float(v) for v in rng.normal(0, 0.035 * s, 2))
+            crop = crop_in_context(ex.image, small, dx, dy, math.exp(rng.normal(0, 0.035 * s)),
+                                   math.radians(rng.normal(0, 2.5 * s)))
+            if label != REJECT and faces and rng.random() < 0.2:
+                crop = _laid_over(crop, faces[int(rng.integers(len(faces)))], rng)
+            crop = _photometric(crop, rng)
+            cls = label
+            if rng.random() < 0.5:
+                crop = np.ascontiguousarray(crop[::-1, ::-1])
+                cls = label if label == REJECT else label ^ 1
+            crops.append(crop)
+            classes.append(cls)
+        if progress is not None:
+            progress(k + 1, len(examples))
+    return crops, np.array(classes, np.int64)
+
+
+# --- fitting -----------------------------------------------------------------------------------
+
+
+def class_of(label: str) -> int:
+    return REJECT if label == NONE_LABEL else 2 * ALL_CARDS.index(CardId.from_label(label))
+
+
+def embed_looks(reader: Reader, crops: list[np.ndarray], batch: int = 256
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's embeddings of each crop as cut, and turned round."""
+    cut, turned = [], []
+    for i in range(0, len(crops), batch):
+        part = crops[i:i + batch]
+        e = reader.forward(part)[1]
+        cut.append(e[:len(part)])
+        turned.append(e[len(part):])
+    if not cut:
+        return np.zeros((0, 128), np.float32), np.zeros((0, 128), np.float32)
+    return np.concatenate(cut), np.concatenate(turned)
+
+
+def fit_head(x: np.ndarray, y: np.ndarray, prior: Head, steps: int = 300,
+             progress: Callable[[int, int], None] | None = None) -> Head:
+    """Softmax regression on embeddings, started at and pulled towards the zero-shot head."""
+    w, b = prior.w.astype(np.float64).copy(), prior.b.astype(np.float64).copy()
+    w0, b0 = w.copy(), b.copy()
+    m = [np.zeros_like(w), np.zeros_like(b)]
+    v = [np.zeros_like(w), np.zeros_like(b)]
+    onehot = np.eye(w.shape[1])[y]
+    lr, beta1, beta2 = 0.01, 0.9, 0.999
+    for t in range(1, steps + 1):
+        p = softmax(x @ w + b)
+        g = (p - onehot) / len(x)
+        grads = [x.T @ g + 2 * PULL * (w - w0), g.sum(axis=0) + 2 * PULL * (b - b0)]
+        for k, (param, grad) in enumerate(zip((w, b), grads, strict=True)):
+            m[k] = beta1 * m[k] + (1 - beta1) * grad
+            v[k] = beta2 * v[k] + (1 - beta2) * grad ** 2
+            param -= lr * (m[k] / (1 - beta1 ** t)) / (np.sqrt(v[k] / (1 - beta2 ** t)) + 1e-8)
+        if progress is not None and (t % 20 == 0 or t == steps):
+            progress(t, steps)
+    return Head(w.astype(np.float32), b.astype(np.float32), 1.0, 0.5)
+
+
+def calibrate(reader: Reader, crops: list[np.ndarray], y: np.ndarray) -> dict:
+    """Fit the deck head's temperature and line on check crops read as `Reader.read` does;
+    returns what it measured there."""
+    from vision.read import per_card, reading_of, turned_round
+
+    assert reader.deck is not None
+    head = reader.deck.head
+    n = len(crops)
+    e_cut, e_turned = embed_looks(reader, crops)
+    z_cut, z_turned = e_cut @ head.w + head.b, e_turned @ head.w + head.b
+    both = np.concatenate([z_cut, turned_round_logits(z_turned)])
+    yy = np.concatenate([y, y])
+    head.temperature = _temperature(both, yy)
+    p_cut, p_turned = softmax(z_cut / head.temperature), softmax(z_turned / head.temperature)
+    q = np.sqrt(p_cut * turned_round(p_turned))
+    q /= q.sum(axis=1, keepdims=True)
+    agree = per_card(p_cut).argmax(axis=1) == per_card(turned_round(p_turned)).argmax(axis=1)
+    truth = np.where(y == REJECT, N_CARDS, y // 2)
+    cards = per_card(q)
+    best = cards[:, :N_CARDS].argmax(axis=1)
+    conf = cards[np.arange(n), best]
+    wrong = agree & (best != truth) & (conf > cards[:, N_CARDS])
+    allowed = int(MAX_WRONG * n)
+    ranked = np.sort(conf[wrong])[::-1]
+    head.line = float(max(0.5, min(0.9999, ranked[allowed] + 1e-6))) if len(ranked) > allowed \
+        else 0.5
+    reads = [reading_of(q[i], bool(agree[i]), head.line) for i in range(n)]
+    must = truth < N_CARDS
+    right = sum(1 for r, t, mu in zip(reads, truth, must, strict=True)
+                if mu and r.reading.card is not None and ALL_CARDS.index(r.reading.card) == t)
+    sure_wrong = sum(1 for r, t, mu in zip(reads, truth, must, strict=True)
+                     if mu and r.reading.card is not None and ALL_CARDS.index(r.reading.card) != t)
+    return {"right": right / max(1, int(must.sum())), "wrong": sure_wrong / max(1, int(must.sum())),
+            "threshold": head.line, "temperature": head.temperature, "checked": int(must.sum())}
+
+
+def turned_round_logits(z: np.ndarray) -> np.ndarray:
+    out = z.copy()
+    out[:, :REJECT] = z[:, :REJECT].reshape(-1, N_CARDS, 2)[:, :, ::-1].reshape(-1, REJECT)
+    return out
+
+
+def _temperature(z: np.ndarray, y: np.ndarray) -> float:
+    def nll(t: float) -> float:
+        p = softmax(z / t)
+        return float(-np.log(p[np.arange(len(y)), y] + 1e-12).mean())
+
+    lo, hi = 0.2, 10.0
+    for _ in range(40):
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        if nll(a) < nll(b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
+def fit_deck(examples: list[Example], seed: int = 7, progress: Progress | None = None
+             ) -> tuple[Deck, dict]:
+    """A deck fitted to its examples, calibrated on other crops of them."""
+    show = progress or (lambda stage, i, n: None)
+    rng = np.random.default_rng(seed)
+    reader = Reader.zero_shot()
+    labels = [class_of(e.label) for e in examples]
+    crops, y = augmented(examples, labels, PER_CARD, rng,
+                         lambda i, n: show("augment", i, n))
+    head = fit_head(embed_looks(reader, crops)[0], y, _zero_shot_head(),
+                    progress=lambda i, n: show("fit", i, n))
+    deck = Deck(head, list(examples))
+    check, yc = augmented(examples, labels, PER_CARD_CHECK, np.random.default_rng(seed + 1))
+    show("check", 0, 1)
+    stats = calibrate(Reader(deck=deck), check, yc)
+    show("check", 1, 1)
+    deck.stats = stats
+    return deck, stats
+
+
+def teach(folder: str | Path, out: str | Path, seed: int = 7, progress: Progress | None = None
+          ) -> dict:
+    """Build a deck file from the teach folder's photos; returns what the check crops showed."""
     show = progress or (lambda stage, i, n: None)
     photos = collect_photos(folder)
-    zero = Reader.zero_shot()
-    templates: dict[CardId, np.ndarray] = {}
+    detector, zero = Detector(), Reader.zero_shot()
+    rng = np.random.default_rng(seed)
+    examples: list[Example] = []
     for i, card in enumerate(ALL_CARDS):
         show("photos", i, len(ALL_CARDS))
-        crop = card_crop(photos[card], zero)
-        templates[card] = cv2.resize(crop, TEMPLATE_SIZE, interpolation=cv2.INTER_AREA)
+        examples += photo_examples(photos[card], card, detector, zero, rng)
     show("photos", len(ALL_CARDS), len(ALL_CARDS))
-    rng = np.random.default_rng(seed)
-
-    full = {c: cv2.resize(t, (CARD_W, CARD_H), interpolation=cv2.INTER_LINEAR)
-            for c, t in templates.items()}  # augmentation works on canonical-size faces
-
-    def face_of(card: CardId) -> np.ndarray:
-        return full[card]
-
-    x, y = make_dataset(face_of, per_class, rng, progress=lambda i, n: show("augment", i, n))
-    xv, yv = make_dataset(face_of, max(4, per_class // 4), rng)
-    model = train_mlp(x, y, rng, epochs=epochs, lr=1e-3, init=zero.model,
-                      progress=lambda i, n: show("train", i, n))
-    stats = calibrate(model, xv, yv)
-    stack = np.stack([templates[c] for c in ALL_CARDS])
-    out_path = Path(out)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(out_path, "wb") as fh:  # np.savez would append .npz to a name without it
-        model.save(fh, templates=stack, kind=np.array("deck"))
+    deck, stats = fit_deck(examples, seed, progress)
+    _save(deck, out)
     return stats
+
+
+def correction_examples(folder: str | Path) -> list[Example]:
+    """The crops kept when a person named a card at the table: `<label>-<anything>.png`."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise TeachError(f"corrections folder {root} does not exist or is not a folder")
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.suffix.lower() not in IMAGE_EXTS:
+            continue
+        label = p.stem.rsplit("-", 1)[0] if p.stem.count("-") >= 2 or p.stem.startswith(
+            "number-") else p.stem
+        try:
+            CardId.from_label(label)
+        except CardLabelError:
+            continue
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is None or img.shape[:2] != (CONTEXT_SIZE[1], CONTEXT_SIZE[0]):
+            continue
+        out.append(Example(img, label, "correction"))
+    return out
+
+
+def add_corrections(corrections: str | Path, out: str | Path, deck_path: str | Path | None = None,
+                    seed: int = 7, progress: Progress | None = None) -> dict:
+    """The deck (or, with none, the zero-shot reader) with the table's corrections added."""
+    found = correction_examples(corrections)
+    if not found:
+        raise TeachError(f"no corrections in {corrections}")
+    base: list[Example] = []
+    if deck_path is not None:
+        try:
+            base = [e for e in Deck.load(deck_path).examples if e.source != "correction"]
+        except ModelError as exc:
+            raise TeachError(str(exc)) from exc
+    deck, stats = fit_deck(base + found, seed, progress)
+    deck.stats = {**stats, "corrections": len(found)}
+    _save(deck, out)
+    return deck.stats
+
+
+def drop_corrections(deck_path: str | Path, out: str | Path, seed: int = 7,
+                     progress: Progress | None = None) -> dict | None:
+    """The deck without the table's corrections, fitted again on the rest; None when the deck
+    held nothing else (then no deck is written: the zero-shot reader reads again)."""
+    try:
+        deck = Deck.load(deck_path)
+    except ModelError as exc:
+        raise TeachError(str(exc)) from exc
+    base = [e for e in deck.examples if e.source != "correction"]
+    if not base:
+        return None
+    if len(base) < len(deck.examples):
+        deck, _ = fit_deck(base, seed, progress)  # its stats are the new check's
+    _save(deck, out)
+    return deck.stats
+
+
+def _save(deck: Deck, out: str | Path) -> None:
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deck.save(path)

@@ -151,7 +151,7 @@ def random_design(rng: np.random.Generator, split: Split = "train",
 
 
 def _hsv(h: float, s: float, v: float) -> BGR:
-    px = np.uint8([[[int(h) % 180, int(s * 255), int(v * 255)]]])
+    px = np.array([[[int(h) % 180, int(s * 255), int(v * 255)]]], np.uint8)
     b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
     return int(b), int(g), int(r)
 

@@ -42,7 +42,7 @@ DISPLAY_SHARE = 0.2
 _BLOCKED = {
     "?holes brk", "90 stars brk", "binary brk", "binary x brk", "bit blocks ttf brk",
     "code of life brk", "d050000l", "db layer 2 brk", "db layer 3 brk", "db layer 4 brk",
-    "dseg7-7segg-chan", "dseg7 7segg-chan", "faux snow brk", "head-ding maker brk",
+    "dseg7 7seggchan", "faux snow brk", "head-ding maker brk",
     "line dings brk", "lynx brk", "symmetry brk", "vertigo 2 brk", "vertigo brk",
     "skull capz brk", "xerox malfunction brk", "noto nastaliq urdu", "entangled layer b brk",
     "spheroids brk", "spheroids x brk", "double bogey brk", "circulate brk", "mishmash 4x4o brk",
@@ -200,12 +200,17 @@ def fonts_of(split: Split) -> tuple[Font, ...]:
 
 
 def pick_font(rng: np.random.Generator, split: Split) -> Font:
-    """A random font of the split: a text face, or now and then a display face."""
+    """A random font of the split: a design group first (a family with forty files is one
+    design, like a family with one), then one of its fonts; a text face, or now and then a
+    display face."""
     fonts = fonts_of(split)
     display = [f for f in fonts if f.display]
     text = [f for f in fonts if not f.display]
     pool = display if display and (not text or rng.random() < DISPLAY_SHARE) else text
-    return pool[int(rng.integers(len(pool)))]
+    groups = sorted({f.group for f in pool})
+    group = groups[int(rng.integers(len(groups)))]
+    members = [f for f in pool if f.group == group]
+    return members[int(rng.integers(len(members)))]
 
 
 def summary() -> dict[str, dict[str, int]]:

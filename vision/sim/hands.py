@@ -143,7 +143,7 @@ def draw_hand(img: np.ndarray, pose: HandPose, rng: np.random.Generator,
     if not body.any():
         return None
     # the hand hovers a few cm up: its shadow is offset and very soft
-    m = np.float32([[1, 0, shadow_offset[0] * k], [0, 1, shadow_offset[1] * k]])
+    m = np.array([[1, 0, shadow_offset[0] * k], [0, 1, shadow_offset[1] * k]], np.float32)
     shadow = cv2.warpAffine(body, m, (sw, sh)).astype(np.float32) * (0.45 / 255.0)
     shadow = cv2.GaussianBlur(shadow, (0, 0), small.palm_px * 0.09)
     # cylinder-like shading: bright along the middle of each limb, darker at the outline

@@ -1,9 +1,11 @@
 """Labelled evaluation sets: frames under named hard conditions plus one truth line per frame.
 
 truth.jsonl, one line per frame:
-{"image": "00012_glare.png", "condition": "glare", "size": [w, h], "seed": s,
+{"image": "00012_glare.png", "condition": "glare", "size": [w, h], "seed": s, "edition": e,
  "cards": [{"label", "corners", "center", "visible_fraction", "covered_by_hand"}, ...]}
-Corners are the face's TL, TR, BR, BL in frame px, in the card's own orientation.
+Corners are the face's TL, TR, BR, BL in frame px, in the card's own orientation. `edition` is
+the index of the frame's deck in the set's editions (a set may print each frame in one of several
+designs: a taught reader is then taught each design and reads that design's frames).
 """
 
 from __future__ import annotations
@@ -21,23 +23,26 @@ from vision.cards import DEFAULT_STYLE, Edition, random_style
 from vision.sim.scene import (
     Conditions,
     SimError,
+    edge_scene,
+    pile_scene,
     random_scene,
     render_frame,
     scoring_row_scene,
 )
-from vision.sim.textures import TABLES
 
 Size = tuple[int, int]
-LABELLED_VERSION = 4
+LABELLED_VERSION = 5
+# the surfaces an everyday frame is drawn on (the conditions below name others)
+EVERYDAY_TABLES = ("wood_light", "wood_dark", "cloth_green", "cloth_grey", "dark_matte")
 # A frame's card width (px at 1280): one deck under one camera, so one size per frame, give or
 # take 6 % for the cards nearer the camera or farther out; it differs from frame to frame.
 CARD_WIDTHS = (70.0, 160.0)
 SIZE_SPREAD = 0.06
 
 
-def _base(rng: np.random.Generator, **over: object) -> Conditions:
-    """A plausible everyday frame: some table, a little uneven light, a little sensor noise."""
-    cond = Conditions(table=str(rng.choice(TABLES)),
+def _base(rng: np.random.Generator, tables: Sequence[str], **over: object) -> Conditions:
+    """A plausible everyday frame: one of `tables`, a little uneven light and sensor noise."""
+    cond = Conditions(table=str(rng.choice(list(tables))),
                       light_gradient=float(rng.uniform(0.0, 0.3)),
                       noise=float(rng.uniform(0.8, 2.5)),
                       colour_cast=float(rng.uniform(-0.2, 0.2)))
@@ -46,49 +51,67 @@ def _base(rng: np.random.Generator, **over: object) -> Conditions:
 
 # name -> (conditions from an rng, random_scene keyword arguments from an rng)
 SceneArgs = dict[str, object]
-_CONDITIONS: dict[str, Callable[[np.random.Generator], tuple[Conditions, SceneArgs]]] = {
-    "clean": lambda r: (_base(r, light_gradient=float(r.uniform(0, 0.15))), {}),
-    "tilt": lambda r: (_base(r, tilt_deg=float(r.uniform(8, 15))), {}),
-    "glare": lambda r: (_base(r, glare=int(r.integers(1, 4))), {}),
-    "rot180": lambda r: (_base(r), {"angle": 180.0}),
-    "hands": lambda r: (_base(r, hands=int(r.integers(1, 3))), {}),
-    "wood_light": lambda r: (_base(r, table="wood_light",
+_CONDITIONS: dict[str, Callable[[np.random.Generator, Sequence[str]],
+                                tuple[Conditions, SceneArgs]]] = {
+    "clean": lambda r, t: (_base(r, t, light_gradient=float(r.uniform(0, 0.15))), {}),
+    "tilt": lambda r, t: (_base(r, t, tilt_deg=float(r.uniform(8, 15))), {}),
+    "glare": lambda r, t: (_base(r, t, glare=int(r.integers(1, 4))), {}),
+    "rot180": lambda r, t: (_base(r, t), {"angle": 180.0}),
+    "hands": lambda r, t: (_base(r, t, hands=int(r.integers(1, 3))), {}),
+    "wood_light": lambda r, t: (_base(r, t, table="wood_light",
                                    light_gradient=float(r.uniform(0.4, 0.8)),
                                    shadow=bool(r.random() < 0.5)), {}),
-    "overlap": lambda r: (_base(r), {"overlap": 0.6}),
-    "blur_noise_jpeg": lambda r: (_base(r, motion_blur=int(r.integers(3, 8)),
+    "overlap": lambda r, t: (_base(r, t), {"overlap": 0.6}),
+    "blur_noise_jpeg": lambda r, t: (_base(r, t, motion_blur=int(r.integers(3, 8)),
                                         noise=float(r.uniform(4, 8)),
                                         jpeg_quality=int(r.integers(35, 71))), {}),
-    "dark": lambda r: (_base(r, exposure=float(r.uniform(0.35, 0.55)),
+    "dark": lambda r, t: (_base(r, t, exposure=float(r.uniform(0.35, 0.55)),
                              noise=float(r.uniform(3, 6)),
                              light_gradient=float(r.uniform(0.3, 0.6)),
                              colour_cast=float(r.uniform(0.3, 0.8))), {}),
-    "cloth": lambda r: (_base(r, table=str(r.choice(["cloth_green", "cloth_grey"])),
+    "cloth": lambda r, t: (_base(r, t, table=str(r.choice(["cloth_green", "cloth_grey"])),
                               light_gradient=float(r.uniform(0.2, 0.5))), {}),
     # the scoring row: value cards side by side, a zero lying across half of one of them
-    "scoring_row": lambda r: (_base(r, light_gradient=float(r.uniform(0.0, 0.4))),
+    "scoring_row": lambda r, t: (_base(r, t, light_gradient=float(r.uniform(0.0, 0.4))),
                               {"scene": scoring_row_scene}),
+    # where a card barely stands out from the table, or its squares are card-sized edges
+    "white_cloth": lambda r, t: (_base(r, t, table=str(r.choice(["cloth_white", "cloth_cream"])),
+                                    light_gradient=float(r.uniform(0.1, 0.5))), {}),
+    "checked_cloth": lambda r, t: (_base(r, t, table="checked",
+                                      light_gradient=float(r.uniform(0.1, 0.4))), {}),
+    # cards cut by the frame's edge (10-60 % outside), and dense piles
+    "edge": lambda r, t: (_base(r, t), {"scene": edge_scene}),
+    "pile": lambda r, t: (_base(r, t), {"scene": pile_scene}),
 }
 HARD_CONDITIONS: tuple[str, ...] = tuple(_CONDITIONS)
+# the conditions of the unseen-design evaluation: every hard case the issue names
+UNSEEN_CONDITIONS: tuple[str, ...] = (
+    "clean", "white_cloth", "checked_cloth", "glare", "hands", "rot180", "scoring_row", "overlap",
+    "edge", "pile", "tilt", "blur_noise_jpeg", "dark", "wood_light")
 
 
-def condition(name: str, rng: np.random.Generator) -> tuple[Conditions, SceneArgs]:
-    """The Conditions and random_scene arguments of one frame of the named condition."""
+def condition(name: str, rng: np.random.Generator,
+              tables: Sequence[str] = EVERYDAY_TABLES) -> tuple[Conditions, SceneArgs]:
+    """The Conditions and random_scene arguments of one frame of the named condition (an
+    everyday table drawn from `tables`)."""
     if name not in _CONDITIONS:
         raise SimError(f"unknown condition {name!r}; choose from {', '.join(HARD_CONDITIONS)}")
-    return _CONDITIONS[name](rng)
+    return _CONDITIONS[name](rng, tables)
 
 
 def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
                       conditions: Sequence[str] = HARD_CONDITIONS, *, size: Size = (1280, 720),
                       cards_per_frame: tuple[int, int] = (5, 10),
-                      style: Edition | None = DEFAULT_STYLE,
+                      style: Edition | Sequence[Edition] | None = DEFAULT_STYLE,
+                      tables: Sequence[str] = EVERYDAY_TABLES,
                       progress: Callable[[int, int], None] | None = None) -> Path:
     """Render n_frames frames (cycling through `conditions`) and truth.jsonl into out_dir.
 
-    Frames are PNG, or JPEG at the frame's own quality when its condition compresses. `style=None`
-    draws every frame's cards in another random edition (zero-shot tests). Deterministic for a
-    seed; skipped when out_dir already holds a set made from the same inputs.
+    Frames are PNG, or JPEG at the frame's own quality when its condition compresses. `style`:
+    the deck's edition; a sequence prints frame i in edition i mod its length (recorded in the
+    row); None draws every frame's cards in another random stroke-font edition. `tables`: the
+    everyday surfaces. Deterministic for a seed; skipped when out_dir already holds a set made
+    from the same inputs.
     """
     names = list(conditions)
     for name in names:
@@ -99,8 +122,9 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
     if not 1 <= lo <= hi:
         raise SimError(f"cards_per_frame must be 1 <= low <= high, got {cards_per_frame}")
     out = Path(out_dir)
+    editions = list(style) if isinstance(style, list | tuple) else [style]
     digest = hashlib.sha256(repr((LABELLED_VERSION, n_frames, seed, names, size, cards_per_frame,
-                                  style)).encode()).hexdigest()[:20]
+                                  editions, list(tables))).encode()).hexdigest()[:20]
     stamp = out / ".labelled"
     if stamp.is_file() and stamp.read_text().strip() == digest:
         return out
@@ -108,14 +132,16 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
     lines = []
     for i in range(n_frames):
         name = names[i % len(names)]
+        edition = i % len(editions)
         img, truth, quality, frame_seed = labelled_frame(seed, i, name, size=size,
                                                          cards_per_frame=cards_per_frame,
-                                                         style=style)
+                                                         style=editions[edition], tables=tables)
         image = f"{i:05d}_{name}.{'jpg' if quality else 'png'}"
         params = [cv2.IMWRITE_JPEG_QUALITY, quality] if quality else []
         cv2.imwrite(str(out / image), img, params)
         lines.append({"image": image, "condition": name, "size": list(size),
-                      "seed": frame_seed, "cards": [t.to_json() for t in truth]})
+                      "seed": frame_seed, "edition": edition,
+                      "cards": [t.to_json() for t in truth]})
         if progress is not None:
             progress(i + 1, n_frames)
     with open(out / "truth.jsonl", "w", encoding="utf-8") as f:
@@ -127,13 +153,14 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
 
 def labelled_frame(seed: int, i: int, name: str, *, size: Size = (1280, 720),
                    cards_per_frame: tuple[int, int] = (5, 10),
-                   style: Edition | None = DEFAULT_STYLE
+                   style: Edition | None = DEFAULT_STYLE,
+                   tables: Sequence[str] = EVERYDAY_TABLES
                    ) -> tuple[np.ndarray, list, int | None, int]:
     """Frame i of a labelled set (`make_labelled_set`'s arguments; `name` its condition):
     (image, truth, JPEG quality to save it at or None, the frame's render seed)."""
     lo, hi = cards_per_frame
     rng = np.random.default_rng([seed, i])
-    cond, scene_args = condition(name, rng)
+    cond, scene_args = condition(name, rng, tables)
     frame_style = style if style is not None else random_style(rng)
     if "scene" in scene_args:
         placements = scene_args["scene"](rng, size)  # type: ignore[operator]

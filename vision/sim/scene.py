@@ -196,8 +196,8 @@ def _draw_card(img: np.ndarray, ids: np.ndarray, index: int, p: Placement, corne
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     face = cv2.resize(style.face(p.card), (fw, fh), interpolation=interp)
     alpha = cv2.resize(_CARD_ALPHA, (fw, fh), interpolation=interp)
-    src = np.float32([[-0.5, -0.5], [fw - 0.5, -0.5], [-0.5, fh - 0.5]])
-    dst = (corners[[0, 1, 3]] - np.float32([x0, y0]) - 0.5).astype(np.float32)
+    src = np.array([[-0.5, -0.5], [fw - 0.5, -0.5], [-0.5, fh - 0.5]], np.float32)
+    dst = (corners[[0, 1, 3]] - np.array([x0, y0], np.float32) - 0.5).astype(np.float32)
     m = cv2.getAffineTransform(src, dst)
     size = (x1 - x0, y1 - y0)
     warped = cv2.warpAffine(face, m, size, flags=cv2.INTER_LINEAR).astype(np.float32)
@@ -205,14 +205,14 @@ def _draw_card(img: np.ndarray, ids: np.ndarray, index: int, p: Placement, corne
     view = img[y0:y1, x0:x1]
     # a card is thin: a tight, soft shadow on the side away from the lamp
     off = light_dir * max(1.0, p.width_px * 0.02)
-    sm = cv2.warpAffine(a, np.float32([[1, 0, off[0]], [0, 1, off[1]]]), size)
+    sm = cv2.warpAffine(a, np.array([[1, 0, off[0]], [0, 1, off[1]]], np.float32), size)
     sm = cv2.GaussianBlur(sm, (0, 0), max(1.0, p.width_px * 0.02))
     # paper is never perfectly flat: a faint brightness slope across the card (+-4 %), fixed by
     # the card and where it lies, so a card lying still keeps its look while others come and go
     tilt = np.random.default_rng([_stable_hash(p.card.label), int(p.center[0]) & 0xFFFFFFFF,
                                   int(p.center[1]) & 0xFFFFFFFF]).uniform(-0.04, 0.04, size=2)
     ys, xs = np.ogrid[0:size[1], 0:size[0]]
-    cx, cy = corners.mean(axis=0) - np.float32([x0, y0])
+    cx, cy = corners.mean(axis=0) - np.array([x0, y0], np.float32)
     sheen = 1.0 + (tilt[0] * (xs - cx) + tilt[1] * (ys - cy)) / max(1.0, p.width_px / 2)
     view *= ((1.0 - 0.35 * sm) * (1.0 - a))[..., None]
     view += warped * (a * sheen.astype(np.float32))[..., None]
@@ -391,7 +391,7 @@ def _compose_cards(placements: Sequence[Placement], cond: Conditions, size: Size
     ids = np.full((ch, cw), -1, np.int16)
     light_dir = rng.normal(size=2)
     light_dir /= max(1e-6, float(np.linalg.norm(light_dir)))
-    offset = np.float32([margin, margin])
+    offset = np.array([margin, margin], np.float32)
     flat_corners = [card_corners(p) for p in placements]
     drawn = [_draw_card(img, ids, i, p, corners + offset, style, light_dir)
              for i, (p, corners) in enumerate(zip(placements, flat_corners, strict=True))]
@@ -451,7 +451,8 @@ def _compose_rest(layer: _Layer, placements: Sequence[Placement], cond: Conditio
         map_x, map_y = _lens_maps(w, h, round(cond.lens, 3))
         img = cv2.remap(img, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         truth = [replace(t, corners=distort(t.corners, (w, h), cond.lens),
-                         center=tuple(distort(np.float32([t.center]), (w, h), cond.lens)[0]))
+                         center=_point(distort(np.array([t.center], np.float32), (w, h),
+                                               cond.lens)[0]))
                  for t in truth]
     if cond.vignette:
         img *= _vignette(w, h, round(cond.vignette, 2))[..., None]
@@ -462,7 +463,7 @@ def distort(pts: np.ndarray, size: Size, k1: float) -> np.ndarray:
     """Where the lens (radial distortion k1, radius in half-diagonals) draws frame points. A
     barrel lens (k1 < 0) sees a wider field: the picture is scaled so its corners stay corners."""
     w, h = size
-    c, half = np.float32([w / 2, h / 2]), math.hypot(w, h) / 2
+    c, half = np.array([w / 2, h / 2], np.float32), math.hypot(w, h) / 2
     d = (np.asarray(pts, np.float32).reshape(-1, 2) - c) / half
     r2 = (d ** 2).sum(axis=1, keepdims=True)
     return (c + d * (1 + k1 * r2) * _zoom(k1) * half).astype(np.float32)
@@ -685,3 +686,44 @@ def scoring_row_scene(rng: np.random.Generator, size: Size = (1280, 720), *,
         out.append(Placement(zero, (float(c[0]), float(c[1])),
                              angle + float(rng.normal(0, 3.0)), width))
     return out
+
+
+def edge_scene(rng: np.random.Generator, size: Size = (1280, 720), *,
+               width_range: tuple[float, float] = (70.0, 130.0)) -> list[Placement]:
+    """A few cards lying apart, and one to three lying across the frame's edge (10-60 % of each
+    outside the picture)."""
+    w, h = _check_size(size)
+    width = float(rng.uniform(*width_range))
+    height = width * CARD_H / CARD_W
+    pool = [ALL_CARDS[i] for i in rng.permutation(len(ALL_CARDS))]
+    out = random_scene(rng, int(rng.integers(1, 6)), size, 0.0,
+                       width_range=(width * 0.97, width * 1.03), cards=pool[:20])
+    for i in range(int(rng.integers(1, 4))):
+        edge = int(rng.integers(4))
+        inside = float(rng.uniform(0.15, 0.5)) * height
+        along = float(rng.uniform(0.1, 0.9))
+        c = [(along * w, inside), (w - inside, along * h), (along * w, h - inside),
+             (inside, along * h)][edge]
+        out.append(Placement(pool[20 + i], c, float(rng.uniform(0, 360)), width))
+    return out
+
+
+def pile_scene(rng: np.random.Generator, size: Size = (1280, 720), *,
+               width_range: tuple[float, float] = (70.0, 130.0)) -> list[Placement]:
+    """One or two piles of two to five cards dropped nearly on top of one another."""
+    w, h = _check_size(size)
+    width = float(rng.uniform(*width_range))
+    pool = [ALL_CARDS[i] for i in rng.permutation(len(ALL_CARDS))]
+    out: list[Placement] = []
+    for _ in range(int(rng.integers(1, 3))):
+        c0 = np.array([rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h])
+        base = float(rng.uniform(0, 360))
+        for _ in range(int(rng.integers(2, 6))):
+            c = c0 + rng.normal(0, 0.45, 2) * width
+            out.append(Placement(pool[len(out)], (float(c[0]), float(c[1])),
+                                 base + float(rng.normal(0, 25)), width))
+    return out
+
+
+def _point(p: np.ndarray) -> tuple[float, float]:
+    return float(p[0]), float(p[1])

@@ -22,8 +22,8 @@ import cv2
 import numpy as np
 
 TABLES = ("wood_light", "wood_dark", "cloth_green", "cloth_grey", "dark_matte", "cloth_white",
-          "cloth_cream", "checked", "striped", "felt", "glass", "floral", "photo")
-HELD_OUT_TABLES = ("floral",)
+          "cloth_cream", "checked", "striped", "felt", "glass", "floral", "photo", "photo_unseen")
+HELD_OUT_TABLES = ("floral", "photo_unseen")  # never trained on: the unseen-table figures
 PHOTO_DIRS = (Path("/usr/share/backgrounds"), Path("/usr/share/wallpapers"),
               Path("/usr/share/mypaint/backgrounds"))
 DEFAULT_CARD_FRACTION = 0.062  # card width / frame width when a caller does not say
@@ -200,7 +200,8 @@ def _photo(rng: np.random.Generator, w: int, h: int, split: str, card_px: float
 
 
 def _hsv(h: float, s: float, v: float) -> tuple[float, float, float]:
-    px = np.uint8([[[int(h) % 180, int(np.clip(s, 0, 1) * 255), int(np.clip(v, 0, 1) * 255)]]])
+    sat, val = int(np.clip(s, 0, 1) * 255), int(np.clip(v, 0, 1) * 255)
+    px = np.array([[[int(h) % 180, sat, val]]], np.uint8)
     b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
     return float(b), float(g), float(r)
 
@@ -291,8 +292,8 @@ def draw_table(kind: str, w: int, h: int, rng: np.random.Generator, card_px: flo
         return _floral(rng, w, h, card_px)
     if kind == "glass":
         return _glass(rng, w, h, card_px)
-    if kind == "photo":
-        img = _photo(rng, w, h, split, card_px)
+    if kind in ("photo", "photo_unseen"):
+        img = _photo(rng, w, h, "test" if kind == "photo_unseen" else split, card_px)
         if img is not None:
             return img
         return _cloth(rng, w, h, _cloth_colour(rng, False), card_px)  # no photos installed

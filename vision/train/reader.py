@@ -159,7 +159,7 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(idx)
+            total += loss.item() * len(idx)
         p = per_card(softmax(logits_of(model, cal_crops)))
         stats = evaluate(p, cal_labels, cal_visible, 0.5)
         print(f"reader: epoch {epoch + 1}/{epochs} loss {total / len(xs):.4f} "
@@ -167,19 +167,49 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
               f"({time.time() - began:.0f} s)", file=sys.stderr, flush=True)
     logits = logits_of(model, cal_crops)
     temperature = fit_temperature(logits, cal_labels)
-    p = per_card(softmax(logits / temperature))
-    truth = np.where(cal_labels == REJECT, N_CARDS, cal_labels // 2)
-    wrong = (p.argmax(axis=1) != truth) & (p.argmax(axis=1) < N_CARDS)
-    line = abstention_line(p.max(axis=1), wrong)
-    stats = evaluate(p, cal_labels, cal_visible, line)
-    meta = {"classes": [c.label for c in ALL_CARDS], "temperature": temperature, "line": line,
-            "input": [96, 64], "mean": MEAN, "std": STD, "calibration": stats,
-            "trained_on": len(xs), "epochs": epochs, "seed": seed}
+    meta = {"classes": [c.label for c in ALL_CARDS], "temperature": temperature, "line": 0.5,
+            "input": [96, 64], "mean": MEAN, "std": STD, "trained_on": len(xs),
+            "epochs": epochs, "seed": seed}
     export(model, out_dir, meta)
-    print(f"reader: temperature {temperature:.3f}, line {line:.4f}; calib {stats}",
-          file=sys.stderr, flush=True)
     torch.save(model.state_dict(), out_dir / "reader.pt")
+    meta["line"], meta["calibration"] = runtime_line(out_dir, cal_crops, cal_labels, cal_visible)
+    (out_dir / "reader.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"reader: temperature {temperature:.3f}, line {meta['line']:.4f}; calib "
+          f"{meta['calibration']}", file=sys.stderr, flush=True)
     return meta
+
+
+def runtime_line(out_dir: Path, crops: np.ndarray, labels: np.ndarray, visible: np.ndarray
+                 ) -> tuple[float, dict]:
+    """The abstention line of the exported reader as the product reads (both looks, combined,
+    through onnxruntime), fitted on the calibration crops, and what it gives there."""
+    from vision.network import load
+    from vision.read import Reader, combine
+    from vision.read import softmax as np_softmax
+
+    reader = Reader(load(out_dir / "reader.onnx"))
+    qs, agrees = [], []
+    for i in range(0, len(crops), 512):
+        part = list(crops[i:i + 512])
+        logits, _ = reader.forward(part)
+        p = np_softmax(logits / reader.temperature)
+        q, agree = combine(p[:len(part)], p[len(part):])
+        qs.append(q)
+        agrees.append(agree)
+    q, agree = np.concatenate(qs), np.concatenate(agrees)
+    cards = per_card(q)
+    truth = np.where(labels == REJECT, N_CARDS, labels // 2)
+    best = cards[:, :N_CARDS].argmax(axis=1)
+    conf = cards[np.arange(len(q)), best]
+    taken = agree & (conf > cards[:, N_CARDS])
+    line = abstention_line(conf, taken & (best != truth))
+    sure = taken & (conf >= line)
+    must = (truth < N_CARDS) & (visible >= 0.45)
+    stats = {"cards": int(must.sum()), "right": float((sure & (best == truth))[must].mean()),
+             "wrong": float((sure & (best != truth))[must].mean()),
+             "abstained": float((~sure)[must].mean()),
+             "phantom": float(sure[truth == N_CARDS].mean())}
+    return line, stats
 
 
 def export(model: ReaderNet, out_dir: Path, meta: dict) -> None:
@@ -191,6 +221,9 @@ def export(model: ReaderNet, out_dir: Path, meta: dict) -> None:
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
                       dynamo=False)
     (out_dir / "reader.json").write_text(json.dumps(meta, indent=1) + "\n")
+    # the last layer on its own: a taught deck starts from it (vision.teach)
+    np.savez(out_dir / "reader-head.npz", w=model.head.weight.detach().numpy().T.copy(),
+             b=model.head.bias.detach().numpy().copy())
 
 
 if __name__ == "__main__":

@@ -25,7 +25,14 @@ from vision.cards import ALL_CARDS, CARD_H, CARD_W, DEFAULT_STYLE, CardId, Editi
 from vision.sim.designs import random_design
 from vision.sim.fonts import Split
 from vision.sim.hands import SKINS, SLEEVES, HandPose
-from vision.sim.scene import Conditions, Placement, TruthCard, render_frame
+from vision.sim.scene import (
+    Conditions,
+    Placement,
+    TruthCard,
+    edge_scene,
+    pile_scene,
+    render_frame,
+)
 from vision.sim.scene import random_scene as scattered
 from vision.sim.textures import random_table
 
@@ -126,21 +133,6 @@ def _game(rng: np.random.Generator, size: Size, card_px: float) -> list[Placemen
     return out
 
 
-def _pile(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
-    """One or two piles of cards dropped nearly on top of one another."""
-    w, h = size
-    out: list[Placement] = []
-    cards = _pool(rng)
-    for _ in range(int(rng.integers(1, 3))):
-        c0 = np.array([rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h])
-        base = float(rng.uniform(0, 360))
-        for _ in range(int(rng.integers(2, 6))):
-            c = c0 + rng.normal(0, 0.45, 2) * card_px
-            ang = base + float(rng.normal(0, 25))
-            out.append(Placement(cards.pop(), (float(c[0]), float(c[1])), ang, card_px))
-    return out
-
-
 def _row(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
     """Cards side by side, touching or nearly (a hand laid out, a row of tricks)."""
     w, h = size
@@ -154,24 +146,6 @@ def _row(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement
     return [Placement(cards[i], tuple(map(float, c0 + (i - (n - 1) / 2) * step * right
                                           + rng.normal(0, 0.02 * card_px, 2))),
                       angle + float(rng.normal(0, 1.5)), card_px) for i in range(n)]
-
-
-def _edge(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
-    """Some cards scattered, some lying across the frame's edge (10-60 % outside)."""
-    w, h = size
-    out = _scatter(rng, size, card_px, int(rng.integers(1, 6)), 0.1)
-    used = {p.card for p in out}
-    cards = [c for c in _pool(rng) if c not in used]
-    ch = card_px * CARD_H / CARD_W
-    for i in range(int(rng.integers(1, 4))):
-        edge = int(rng.integers(4))
-        ang = float(rng.uniform(0, 360))
-        inside = float(rng.uniform(0.15, 0.5)) * ch
-        along = float(rng.uniform(0.1, 0.9))
-        c = [(along * w, inside), (w - inside, along * h), (along * w, h - inside),
-             (inside, along * h)][edge]
-        out.append(Placement(cards[i], c, ang, card_px))
-    return out
 
 
 def _hands(rng: np.random.Generator, size: Size, card_px: float,
@@ -206,12 +180,12 @@ def random_placements(rng: np.random.Generator, size: Size, card_px: float, layo
                         0.0 if rng.random() < 0.6 else float(rng.uniform(0, 0.3)))
     if layout == "game":
         return _game(rng, size, card_px)
+    one_size = (card_px, card_px)
     if layout == "pile":
-        return _pile(rng, size, card_px) + _scatter(rng, size, card_px,
-                                                    int(rng.integers(0, 4)), 0.0)
+        return pile_scene(rng, size, width_range=one_size)
     if layout == "row":
         return _row(rng, size, card_px)
-    return _edge(rng, size, card_px)
+    return edge_scene(rng, size, width_range=one_size)
 
 
 def random_scene(rng: np.random.Generator, split: Split, size: Size,

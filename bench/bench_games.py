@@ -1,0 +1,125 @@
+"""Whole games through the real pipeline: tricks scored right and wrong, questions asked.
+
+Run: .venv/bin/python -m bench.bench_games [--seeds 1-20] [--weak] [--design unseen]
+(results in docs/PERFORMANCE.md).
+
+Each seed is a demo game (`demo --seed S`: 3, 4 or 5 players, both variants mixed), its footage
+rendered as the demo renders it (cached), played frame by frame through the table watcher and
+the referee, with a person who answers every question from the game's record
+(companion.person). `--weak` reads with a deliberately weakened reader: it abstains on 10 % of
+reads, on another 10 % its top choice is wrong and unsure, and on 2 % it names, sure, a card it
+read before (a card already played). Every question is checked to offer the true card.
+`--design unseen` prints the deck in a design of the test split (fonts, layouts never trained
+on) on a table never trained on, taught from rendered photos first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.evaluate import WeakenedReader, run_footage
+from companion.footage import render_game
+from companion.randgame import random_game
+from companion.rules import Game, Variant
+
+
+def demo_game(seed: int) -> tuple[int, Variant]:
+    """Players and variant of the sweep's seed: every count and variant comes up."""
+    players = (3, 4, 5)[seed % 3]
+    return players, Variant(tactical=seed % 4 in (2, 3), simultaneous=seed % 2 == 1)
+
+
+def play(frames: Path, events: list, reader: Any, fps: float = 10.0) -> dict:
+    """One game's footage through a watcher and a referee of their own."""
+    from companion.camera import FolderSource
+    from vision.watch import TableWatcher
+    from vision.zones import load_zones
+
+    watcher = TableWatcher(load_zones(frames / "zones.json"), reader, fps=fps)
+    result = run_footage(FolderSource(frames, fps), watcher, Game.replay(events))
+    return {**result.to_json(), "not_scored": result.missing}
+
+
+def main(seeds: list[int], weak: bool, design: str) -> dict:
+    from vision.read import Reader
+
+    cv2.setNumThreads(1)
+    edition, reader = None, Reader.zero_shot()
+    table = "wood_light"
+    if design == "unseen":
+        edition, reader, table = _unseen_deck()
+    results = {}
+    for seed in seeds:
+        players, variant = demo_game(seed)
+        events = random_game(random.Random(seed), players, variant)
+        began = time.perf_counter()
+        if edition is None:
+            frames = render_game(events, seed=seed)
+        else:
+            frames = _render_unseen(events, seed, edition, table)
+        rendered = time.perf_counter() - began
+        use = WeakenedReader(reader, seed) if weak else reader
+        r = play(frames, events, use)
+        r.update(players=players, tactical=variant.tactical,
+                 simultaneous=variant.simultaneous, render_s=round(rendered, 1))
+        results[seed] = r
+        print(f"bench_games: seed {seed}: {json.dumps(r)}", file=sys.stderr, flush=True)
+    tricks = sum(r["tricks"] for r in results.values())
+    summary = {k: sum(r[k] for r in results.values()) for k in
+               ("tricks", "right", "wrong", "not_scored", "questions",
+                "questions_offering_the_truth", "frames")}
+    summary["questions_per_50_tricks"] = round(50 * summary["questions"] / max(1, tricks), 2)
+    return {"games": results, "summary": summary}
+
+
+def _unseen_deck() -> tuple[Any, Any, str]:
+    """A deck in a design never trained on, taught from rendered photos of it."""
+    from vision.evaluate import teach_photos
+    from vision.read import Reader
+    from vision.sim.designs import random_design
+    from vision.teach import teach
+
+    design = random_design(np.random.default_rng(99), "test")
+    folder = Path("var/bench-games/unseen")
+    deck = folder / "deck.npz"
+    if not deck.exists():
+        teach(teach_photos(folder / "teach", design), deck)
+    return design, Reader.from_deck(deck), "wood_dark"
+
+
+def _render_unseen(events: list, seed: int, design: Any, table: str) -> Path:
+    from companion.footage import table_actions
+    from vision.sim.footage import render_footage
+    from vision.sim.scene import Conditions
+
+    cond = Conditions(table=table, light_gradient=0.35, noise=2.0, glare=1, shadow=True)
+    out = Path("var/bench-games") / f"unseen-{seed}"
+    return render_footage(table_actions(events), events[0].n, out, seed=seed, cond=cond,
+                          hold_s=0.8, hand_s=0.8, style=design)
+
+
+def _seeds(text: str) -> list[int]:
+    lo, _, hi = text.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seeds", default="1-20")
+    ap.add_argument("--weak", action="store_true")
+    ap.add_argument("--design", choices=("own", "unseen"), default="own")
+    ap.add_argument("--out", default="var/bench-games.json")
+    a = ap.parse_args()
+    res = main(_seeds(a.seeds), a.weak, a.design)
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(json.dumps(res, indent=1))
+    print(json.dumps(res["summary"], indent=1))

@@ -1,0 +1,196 @@
+"""`eval --footage DIR --record GAME.jsonl`: a game night's footage scored against its record.
+
+The footage (frames recorded by `capture`, or any folder of frames or video) goes through the
+real watcher and referee, as it did at the table, with a person who answers every question from
+the (corrected) record (companion.person). So a real game night becomes labelled test data with no
+hand labelling: how many tricks were scored right, how many wrong, how many questions the table
+had to answer, and how the reader read each card the game counted.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .commands import CommandError, Flush, NewGame, Resolve, Seen
+from .gamelog import fold_record
+from .interpreter import number_of, scoring_of, sure_card
+from .person import answer
+from .record import RecordError, read_record
+from .referee import Referee
+from .rules import Game, Trick
+from .store import Store
+
+
+@dataclass
+class FootageResult:
+    tricks: int = 0            # tricks of the record the footage shows
+    right: int = 0             # scored as the record has them
+    wrong: int = 0             # scored, differently from the record
+    missing: int = 0           # not scored
+    questions: int = 0         # questions the person answered
+    offered: int = 0           # of them, questions that listed the true card among the choices
+    cards: dict[str, int] = field(default_factory=lambda: {"read": 0, "unsure": 0,
+                                                           "misread": 0, "unseen": 0})
+    frames: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tricks": self.tricks, "right": self.right, "wrong": self.wrong,
+                "missing": self.missing, "questions": self.questions,
+                "questions_offering_the_truth": self.offered, "cards": self.cards,
+                "frames": self.frames,
+                "fps": round(self.frames / self.seconds, 1) if self.seconds else None}
+
+
+def all_tricks(game: Game) -> list[Trick]:
+    done = [t for r in game.rounds for t in r.tricks]
+    # at the game's end the last round's tricks are in `rounds` already
+    return done if game.game_over else done + list(game.tricks_this_round)
+
+
+def answer_all(referee: Referee, true: Game, limit: int = 50) -> tuple[int, int]:
+    """Let the person answer every open question: (questions answered, of them those that
+    listed the true card among their choices)."""
+    answered = offered = 0
+    for _ in range(limit):
+        view = referee.view()
+        conflict = view["conflict"]
+        if conflict is None or view["state"] is None:
+            break
+        choice = answer(conflict, view["state"], true)
+        ids = [c["id"] for c in conflict["choices"]]
+        offered += choice in ids
+        try:
+            referee.handle(Resolve(conflict["id"], choice))
+        except CommandError:  # the record's card is refused now: the game went astray before
+            referee.handle(Resolve(conflict["id"], "none" if "none" in ids else ids[0]))
+        answered += 1
+    return answered, offered
+
+
+class WeakenedReader:
+    """A reader made worse on purpose, to show what the referee does with worse reads: it
+    abstains on 10 % of the cards it reads surely, on another 10 % its best guess is wrong (and
+    unsure), and on 2 % it names, sure, a card it read before (a card already played)."""
+
+    def __init__(self, reader: Any, seed: int = 0) -> None:
+        import random
+
+        self.reader, self.rng = reader, random.Random(seed)
+        self.seen: list[Any] = []
+
+    def read(self, crops: list[Any]) -> list[Any]:
+        from vision.types import ALL_CARDS, Reading
+
+        out = []
+        for look in self.reader.read(crops):
+            r, x = look.reading, self.rng.random()
+            if r.card is not None and x < 0.10:
+                r = Reading("unknown", None, None, r.confidence / 2, r.candidates, r.line)
+            elif r.card is not None and x < 0.20:
+                wrong = self.rng.choice([c for c in ALL_CARDS if c.kind == r.card.kind
+                                         and c != r.card])
+                rest = [(c, p) for c, p in r.candidates if c not in (wrong, r.card)]
+                r = Reading("unknown", None, None, 0.45,
+                            ((wrong, 0.45), (r.card, 0.4), *rest), r.line)
+            elif r.card is not None and x < 0.22 and self.seen:
+                other = self.rng.choice(self.seen)
+                r = Reading.of(other, 0.999, ((other, 0.999),), r.line)
+            elif r.card is not None:
+                self.seen.append(r.card)
+            out.append(look._replace(reading=r))
+        return out
+
+
+def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
+    """Play `source` through `watcher` and a referee of its own; score against `true`."""
+    result = FootageResult()
+    with tempfile.TemporaryDirectory(prefix="tightrope-eval-") as tmp:
+        store = Store(Path(tmp) / "eval.db")
+        referee = Referee(store)
+        referee.handle(NewGame(true.setup))
+        source.open()
+        began = time.perf_counter()
+        while True:
+            frame = source.read()
+            if frame is None:
+                break
+            t = result.frames / source.fps
+            result.frames += 1
+            changes = watcher.feed(frame)
+            referee.handle(Seen(tuple(changes), t, frame if changes else None))
+            _count(result, answer_all(referee, true))
+        referee.handle(Flush())
+        _count(result, answer_all(referee, true))
+        result.seconds = time.perf_counter() - began
+        source.close()
+        _score(result, referee, true)
+        store.close()
+    return result
+
+
+def _count(result: FootageResult, answered: tuple[int, int]) -> None:
+    result.questions += answered[0]
+    result.offered += answered[1]
+
+
+def _score(result: FootageResult, referee: Referee, true: Game) -> None:
+    got = {(t.round, t.index): t for t in all_tricks(referee.game)} if referee.game else {}
+    want = all_tricks(true)
+    result.tricks = len(want)
+    for t in want:
+        mine = got.get((t.round, t.index))
+        if mine is None:
+            result.missing += 1
+        elif mine == t:
+            result.right += 1
+        else:
+            result.wrong += 1
+    for card in referee.interpreter.table:
+        if card.status != "counted":
+            continue
+        if card.reading is None:
+            result.cards["unseen"] += 1
+            continue
+        read = sure_card(card.reading)
+        shown = None if read is None else (scoring_of(read) if card.seat is None
+                                           else number_of(read))
+        key = "unsure" if shown is None else "read" if shown == card.counts_as else "misread"
+        result.cards[key] += 1
+
+
+def evaluate_footage(footage: Path, record: Path, zones: Path | None = None,
+                     deck: Path | None = None, fps: float | None = None,
+                     weaken: bool = False) -> FootageResult:
+    from vision.read import Reader
+    from vision.watch import TableWatcher
+    from vision.zones import load_zones
+
+    from .camera import open_source
+    from .config import CameraConfig
+
+    try:
+        true = fold_record(read_record(record)).game
+    except RecordError as err:
+        raise RecordError(f"{record}: {err}") from None
+    zones_path = zones or footage / "zones.json"
+    reader: Any = Reader.from_deck(deck) if deck else Reader.zero_shot()
+    if weaken:
+        reader = WeakenedReader(reader)
+    source = open_source(str(footage), CameraConfig(), fps)
+    watcher = TableWatcher(load_zones(zones_path), reader, fps=source.fps)
+    return run_footage(source, watcher, true)
+
+
+def result_text(result: FootageResult) -> str:
+    r = result
+    return (f"tricks {r.tricks}: {r.right} right, {r.wrong} wrong, {r.missing} not scored; "
+            f"{r.questions} questions answered ({r.offered} listed the true card); cards the "
+            f"game counted: {r.cards['read']} read "
+            f"sure and right, {r.cards['unsure']} unsure (asked), {r.cards['misread']} read "
+            f"wrong (asked), {r.cards['unseen']} not seen (named by a person); "
+            f"{r.frames} frames, {r.to_json()['fps']} fps")

@@ -1,0 +1,106 @@
+"""Card designs in real typefaces (vision.sim.designs), the font inventory and its splits
+(vision.sim.fonts), and the table surfaces training and the unseen-design sets draw on."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.cards import CARD_H, CARD_W
+from vision.sim.designs import HELD_OUT, Design, glyph
+from vision.sim.fonts import SPLITS, group_of, scan, split_of
+from vision.sim.textures import HELD_OUT_TABLES, TABLES, draw_table, random_table
+from vision.types import ALL_CARDS, CardId
+
+SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+pytestmark = pytest.mark.skipif(not Path(SANS).is_file(),
+                                reason="Debian's fonts-dejavu-core (make test installs it)")
+
+
+def design(**over: object) -> Design:
+    return replace(Design("test", SERIF, SANS), **over)
+
+
+def test_every_card_of_a_design_is_drawn_and_all_61_differ():
+    d = design()
+    faces = [d.face(c) for c in ALL_CARDS]
+    assert all(f.shape == (CARD_H, CARD_W, 3) and f.dtype == np.uint8 for f in faces)
+    flat = np.stack([f.reshape(-1) for f in faces]).astype(np.int16)
+    for i in range(len(flat)):
+        for j in range(i + 1, len(flat)):
+            assert np.abs(flat[i] - flat[j]).mean() > 1.0, (ALL_CARDS[i], ALL_CARDS[j])
+
+
+def test_a_six_and_a_nine_differ_turned_round_when_the_design_marks_them():
+    for mark in ("underline", "dot"):
+        d = design(mark69=mark, picture="none", index_layout="corners2", border="none")
+        six = d.face(CardId("number", 6)).astype(int)
+        nine_turned = d.face(CardId("number", 9))[::-1, ::-1].astype(int)
+        assert np.abs(six - nine_turned).mean() > 1.0
+
+
+def test_a_scoring_card_has_its_blue_half_on_top_and_a_zero_its_colour():
+    d = design(scoring="halves", blue=(200, 60, 10), red=(20, 20, 220))
+    face = d.face(CardId("scoring", 7)).astype(int)
+    top, bottom = face[: CARD_H // 2], face[CARD_H // 2:]
+    assert top[..., 0].mean() > top[..., 2].mean() and bottom[..., 2].mean() > bottom[..., 0].mean()
+    for zero, channel in ((CardId("scoring", 0, "blue"), 0), (CardId("scoring", 0, "red"), 2)):
+        f = design(zero="full").face(zero).astype(int)
+        assert f[..., channel].mean() > f[..., 2 - channel].mean() + 60
+
+
+def test_glyphs_keep_their_height_and_marks_add_to_it():
+    plain = glyph(SANS, "6", 40.0)
+    assert plain.shape[0] == 40
+    underlined = glyph(SANS, "6", 40.0, "underline")
+    assert underlined.shape[0] > 40 and underlined.shape[1] == plain.shape[1]
+
+
+def test_held_out_layouts_are_what_the_design_says():
+    assert not design().held_out
+    for key, value in HELD_OUT.items():
+        assert design(**{key: value}).held_out
+
+
+def test_design_groups_keep_clones_and_variants_on_one_side():
+    assert group_of("Liberation Sans") == group_of("Arimo") == group_of("Nimbus Sans")
+    assert group_of("BetecknaGS") == group_of("BetecknaGSCondensed") == group_of("Beteckna")
+    assert group_of("Noto Serif") == group_of("Noto Sans Bengali")
+    assert {split_of(g) for g in ("helvetica", "times", "noto", "dejavu")} <= set(SPLITS)
+    assert split_of("noto") == split_of("noto")  # stable: a hash, not the process's seed
+
+
+def test_the_font_scan_finds_real_fonts_with_ten_distinct_digits(tmp_path):
+    fonts = scan(cache=tmp_path / "fonts.json")
+    paths = {f.path for f in fonts}
+    assert SANS in paths and SERIF in paths
+    again = scan(cache=tmp_path / "fonts.json")  # from the cache now
+    assert {f.path for f in again} == paths
+
+
+@pytest.mark.parametrize("kind", [t for t in TABLES if t != "photo_unseen"])
+def test_every_table_surface_draws(kind):
+    img = draw_table(kind, 160, 90, np.random.default_rng(1), 12.0)
+    assert img.shape == (90, 160, 3) and np.isfinite(img).all() and img.std() >= 0
+
+
+def test_training_never_draws_a_held_out_surface(monkeypatch):
+    import vision.sim.textures as textures
+
+    drawn: dict[str, set[str]] = {"train": set(), "test": set()}
+    real = textures.draw_table
+
+    def spy(kind, w, h, rng, card_px, split="train"):
+        drawn[split].add(kind)
+        return real(kind, w, h, rng, card_px, split)
+
+    monkeypatch.setattr(textures, "draw_table", spy)
+    for seed in range(300):
+        for split in ("train", "test"):
+            random_table(np.random.default_rng(seed), 8, 8, 2.0, split)
+    assert not drawn["train"] & set(HELD_OUT_TABLES)
+    assert "floral" in drawn["test"] and {"checked", "cloth_white"} <= drawn["train"]

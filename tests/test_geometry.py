@@ -1,0 +1,71 @@
+"""Oriented boxes, quads and the reader's crop (vision.geometry), shared by training and runtime."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vision.geometry import READ_H, READ_W, Box, box_of_quad, iou, rectify, turned
+
+
+@given(cx=st.floats(-500, 2000), cy=st.floats(-500, 2000), w=st.floats(10, 300),
+       k=st.floats(1.2, 2.0), angle=st.floats(0, math.pi - 1e-6))
+def test_a_box_and_its_quad_are_one_card(cx, cy, w, k, angle):
+    box = Box(cx, cy, w, w * k, angle)
+    back = box_of_quad(box.quad())
+    assert back.cx == pytest.approx(cx, abs=1e-3) and back.cy == pytest.approx(cy, abs=1e-3)
+    assert back.w == pytest.approx(w, rel=1e-4) and back.h == pytest.approx(w * k, rel=1e-4)
+    diff = abs(back.angle - angle) % math.pi
+    assert min(diff, math.pi - diff) < 1e-4
+
+
+def test_a_quad_s_top_is_towards_the_frame_s_top_and_its_corners_go_clockwise():
+    q = Box(100, 100, 60, 90, math.radians(80)).quad()  # nearly upright
+    top, bottom = (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
+    assert top[1] < bottom[1]
+    assert q[1][0] > q[0][0]  # TL then TR: clockwise on screen
+    level = Box(100, 100, 60, 90, 0.0).quad()  # lying level: its top to the left
+    assert (level[0] + level[1])[0] / 2 < 100
+
+
+def test_turned_relabels_the_corners_of_a_card_read_upside_down():
+    q = Box(0, 0, 60, 90, math.pi / 2).quad()
+    assert np.array_equal(turned(q, 2), np.roll(q, -2, axis=0))
+    assert np.array_equal(turned(q, 0), q)
+
+
+def test_rectify_cuts_the_card_upright_and_black_past_the_frame():
+    frame = np.full((200, 300, 3), 50, np.uint8)
+    frame[40:100, 100:140] = 200  # a card 40 x 60 ...
+    frame[40:50, 100:140] = (0, 0, 255)  # ... red along its top
+    quad = np.float32([[100, 40], [140, 40], [140, 100], [100, 100]])
+    crop = rectify(frame, quad)
+    assert crop.shape == (READ_H, READ_W, 3)
+    assert crop[3, READ_W // 2, 2] == 255 and crop[-3, READ_W // 2, 2] == 200
+    upside_down = rectify(frame, turned(quad, 2))
+    assert upside_down[-3, READ_W // 2, 2] == 255  # the red top is at the crop's bottom
+    off = rectify(frame, quad + np.float32([250, 0]))  # half past the right edge
+    assert (off[:, -5:] == 0).all()
+
+
+@pytest.mark.parametrize("side", [100, 150, 200, 256, 320])
+def test_a_large_card_is_shrunk_as_area_resampling_would(side):
+    rng = np.random.default_rng(side)
+    texture = (rng.random((520, 520, 3)) * 255).astype(np.uint8)  # detail down to one pixel
+    height = round(side * 1.5)
+    quad = np.float32([[0, 0], [side, 0], [side, height], [0, height]])
+    ideal = cv2.resize(texture[:height, :side], (READ_W, READ_H), interpolation=cv2.INTER_AREA)
+    diff = np.abs(rectify(texture, quad).astype(float) - ideal.astype(float))
+    assert diff.mean() < 8  # on pixel noise (std 74): the worst case
+
+
+def test_iou_of_quads():
+    a = Box(0, 0, 60, 90, math.pi / 2).quad()
+    assert iou(a, a) == pytest.approx(1.0)
+    assert iou(a, a + 1000) == 0.0
+    assert iou(a, a + np.float32([30, 0])) == pytest.approx(1 / 3, rel=1e-3)

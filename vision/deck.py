@@ -1,0 +1,100 @@
+"""A taught deck: the reader's last layer fitted to one edition, and the examples it was fitted on.
+
+The reader network ends in a linear head on a 128-d embedding. A deck file holds a head of the
+same shape fitted to a user's deck (vision.teach), its calibration, and the example crops it was
+fitted on (the taught photos' surroundings, JPEG, and the corrections made at the table), so
+that new corrections can be added and the head fitted again without the photos.
+File: numpy .npz, no pickles.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.network import ModelError
+
+DECK_VERSION = 2
+
+
+@dataclass
+class Head:
+    """logits = embedding @ w + b, then / temperature; below `line` the reader abstains."""
+
+    w: np.ndarray           # (EMBED, classes) float32
+    b: np.ndarray           # (classes,) float32
+    temperature: float
+    line: float
+
+    def logits(self, embedding: np.ndarray) -> np.ndarray:
+        return (embedding @ self.w + self.b) / self.temperature
+
+
+@dataclass
+class Example:
+    """One taught card: the crop around it (the card in the middle, CONTEXT times its box) and
+    its label (the card's teach-folder label); `source` "photo" or "correction"."""
+
+    image: np.ndarray       # BGR uint8
+    label: str
+    source: str = "photo"
+
+
+@dataclass
+class Deck:
+    head: Head
+    examples: list[Example] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+
+    def save(self, path: str | Path) -> None:
+        p = Path(path)
+        blobs = [cv2.imencode(".jpg", e.image, [cv2.IMWRITE_JPEG_QUALITY, 92])[1]
+                 for e in self.examples]
+        offsets = np.cumsum([0] + [len(b) for b in blobs])
+        meta = {"labels": [e.label for e in self.examples],
+                "sources": [e.source for e in self.examples], "stats": self.stats}
+        tmp = p.with_name(p.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(
+                f, version=np.array(DECK_VERSION), w=self.head.w.astype(np.float32),
+                b=self.head.b.astype(np.float32), temperature=np.array(self.head.temperature),
+                line=np.array(self.head.line), offsets=offsets.astype(np.int64),
+                blobs=np.concatenate(blobs) if blobs else np.zeros(0, np.uint8),
+                meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+        tmp.replace(p)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Deck:
+        p = Path(path)
+        if not p.is_file():
+            raise ModelError(f"deck file {p} does not exist")
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError) as exc:
+            raise ModelError(f"{p}: not a deck file (damaged or not made by `teach`)") from exc
+        need = {"version", "w", "b", "temperature", "line", "offsets", "blobs", "meta"}
+        if not need <= set(data):
+            raise ModelError(f"{p}: not a deck file (made by `teach`?)")
+        if int(data["version"]) != DECK_VERSION:
+            raise ModelError(f"{p}: a deck of an older companion (version "
+                             f"{int(data['version'])}): teach the deck again")
+        try:
+            meta = json.loads(bytes(data["meta"]).decode())
+            offsets, blobs = data["offsets"], data["blobs"]
+            examples = []
+            for i, (label, source) in enumerate(zip(meta["labels"], meta["sources"],
+                                                    strict=True)):
+                img = cv2.imdecode(blobs[offsets[i]:offsets[i + 1]], cv2.IMREAD_COLOR)
+                if img is None:
+                    raise ValueError(f"example {i} is not an image")
+                examples.append(Example(img, label, source))
+        except (ValueError, KeyError, IndexError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{p}: damaged deck file ({exc})") from exc
+        head = Head(data["w"].astype(np.float32), data["b"].astype(np.float32),
+                    float(data["temperature"]), float(data["line"]))
+        return cls(head, examples, meta.get("stats", {}))

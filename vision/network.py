@@ -1,0 +1,70 @@
+"""Run a bundled network (ONNX) on the CPU, with the numbers it was calibrated with.
+
+Each network is two files in vision/models/: `<name>.onnx` and `<name>.json` (its input, its
+calibration, how it was trained). onnxruntime runs them on one thread: a Pi has four cores and
+the camera, the web server and the referee share them; one thread per frame is what the speed
+figures in docs/PERFORMANCE.md assume.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+
+
+class ModelError(ValueError):
+    """A model, deck or network file that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Network:
+    name: str
+    session: Any              # onnxruntime.InferenceSession
+    meta: dict[str, Any]
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        """The network's outputs for one input batch (float32, as the network expects)."""
+        return self.session.run(None, {self.session.get_inputs()[0].name: x})
+
+
+@functools.cache
+def bundled(name: str) -> Network:
+    """The bundled network `name` (loaded once)."""
+    return load(MODEL_DIR / f"{name}.onnx")
+
+
+def load(path: Path) -> Network:
+    meta_path = path.with_suffix(".json")
+    if not path.is_file() or not meta_path.is_file():
+        raise ModelError(f"network {path.name} is missing from {path.parent} "
+                         "(train it with `python -m vision.train`)")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{meta_path}: not readable ({exc})") from exc
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own types for damaged files
+        raise ModelError(f"{path}: not a usable network ({exc})") from exc
+    return Network(path.stem, session, meta)
+
+
+def normalise(batch_u8: np.ndarray, mean: float, std: float) -> np.ndarray:
+    """uint8 NHWC BGR images -> float32 NCHW, as the networks were trained."""
+    x = batch_u8.astype(np.float32).transpose(0, 3, 1, 2)
+    x *= 1.0 / (255.0 * std)
+    x -= mean / std
+    return x

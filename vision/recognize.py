@@ -1,0 +1,100 @@
+"""Read one photo of the table: find -> rectify -> read -> decide.
+
+The `recognize --json` output for one frame: every card found, read or `unknown`, in the frame's
+pixel coordinates. A box the reader takes for no card at all (bare table, a hand, a box across
+two cards) is left out: no phantom cards. Of two boxes on one card, the surer is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.detect import Detection, Detector
+from vision.geometry import inside, iou, rectify, turned
+from vision.read import Look, Reader
+from vision.types import Reading
+
+SAME_BOX = 0.5      # boxes overlapping more than this are one card
+SAME_CARD = 1.2     # one card read twice within this many card widths is one card
+NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no card
+PART_OF = 0.7       # an unsure box this much inside a surely read card is a part of that card
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A card in one frame: its reading and its corners TL, TR, BR, BL as printed."""
+
+    reading: Reading
+    quad: np.ndarray
+    score: float
+
+    @property
+    def center(self) -> tuple[float, float]:
+        c = self.quad.mean(axis=0)
+        return float(c[0]), float(c[1])
+
+    @property
+    def width(self) -> float:
+        return float(np.hypot(*(self.quad[1] - self.quad[0])))
+
+
+def distinct(found: list[Detection]) -> list[Detection]:
+    """Boxes that are not a second box on a card already boxed (surest first)."""
+    kept: list[Detection] = []
+    for d in sorted(found, key=lambda d: -d.score):
+        if all(iou(d.quad, k.quad) <= SAME_BOX for k in kept):
+            kept.append(d)
+    return kept
+
+
+def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -> bool:
+    """An unsure read of a box lying inside a card read surely: a part of that card (the red
+    half of a value card under a zero looks like a red zero), not a card of its own."""
+    return reading.card is None and any(inside(quad, q) >= PART_OF for q in sure)
+
+
+def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
+    """The cards of a frame from its boxes and their reads: no-card boxes dropped, a card read
+    twice kept once (the surer read)."""
+    seen: list[Seen] = []
+    order = sorted(range(len(found)), key=lambda i: -looks[i].reading.confidence)
+    for i in order:
+        look, det = looks[i], found[i]
+        if look.no_card >= NOT_A_CARD:
+            continue
+        s = Seen(look.reading, turned(det.quad, look.turns), det.score)
+        if part_of_a_card(s.reading, s.quad, [k.quad for k in seen if k.reading.card]):
+            continue
+        if s.reading.card is not None and any(
+                k.reading.card == s.reading.card
+                and float(np.hypot(k.center[0] - s.center[0], k.center[1] - s.center[1]))
+                < SAME_CARD * k.width for k in seen):
+            continue
+        seen.append(s)
+    return seen
+
+
+def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None) -> list[Seen]:
+    """The cards in one frame."""
+    found = distinct((detector or Detector()).find(frame))
+    looks = reader.read([rectify(frame, d.quad) for d in found])
+    return decide(found, looks)
+
+
+def as_json(seen: Seen) -> dict:
+    """One card of `recognize --json`."""
+    r = seen.reading
+    card: dict = {"kind": r.kind, "value": r.value}
+    if r.colour is not None:
+        card["colour"] = r.colour
+    card["confidence"] = round(r.confidence, 4)
+    card["center"] = [round(v, 1) for v in seen.center]
+    card["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in seen.quad]
+    return card
+
+
+def recognize(frame: np.ndarray, reader: Reader, detector: Detector | None = None) -> list[dict]:
+    """The `recognize --json` "cards" list for one frame."""
+    return [as_json(s) for s in look_at(frame, reader, detector)]
