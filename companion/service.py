@@ -23,6 +23,7 @@ from .commands import ButtonPress, CameraStatus, Flush, NewGame, SetupNeeds
 from .config import Config
 from .hub import Hub
 from .keep import CorrectionCrops, RecordMirror, TrickPhotos
+from .lessons import Lessons
 from .record import RecordError, iter_lines, parse_event
 from .referee import Referee
 from .rules import GameStarted
@@ -144,6 +145,8 @@ class Companion:
                          CorrectionCrops(cfg.corrections_dir)):
             if listener is not None:
                 self.referee.subscribe(listener)
+        self.lessons = Lessons(cfg.corrections_dir, options.deck or cfg.deck_path,
+                               cfg.data_dir / "deck.npz", self.deck_taught)
         self.buttons = self._buttons()
         game = setup or (self.referee.game.setup if self.referee.game else None)
         self._players = game.n if game else None
@@ -238,10 +241,11 @@ class Companion:
         from vision.recognize import as_json as card_json
         from vision.recognize import look_at
 
-        frame = self.pipeline.latest if self.pipeline is not None else None
-        if frame is None:
+        pipeline = self.pipeline
+        frame = pipeline.latest if pipeline is not None else None
+        if pipeline is None or frame is None:
             return []
-        watcher = self.pipeline.watcher
+        watcher = pipeline.watcher
         reader = watcher.reader if watcher is not None else self._reader()
         return [card_json(s) for s in look_at(frame, reader)]
 
@@ -258,37 +262,14 @@ class Companion:
         self.pipeline.frame_reach = zones_reach(watcher)
         self.pipeline.watcher = watcher
 
-    def deck_taught(self, path: Path) -> None:
-        """A deck was taught (the web page, or corrections learned): read with it from now."""
+    def deck_taught(self, path: Path | None) -> None:
+        """A deck was taught (the web page, or the table's corrections learned or forgotten):
+        read with it from now (None: the zero-shot reader)."""
         from vision.read import Reader
 
         watcher = self.pipeline.watcher if self.pipeline is not None else None
         if watcher is not None:
-            watcher.reader = Reader.from_deck(path)
-
-    def _learn_corrections(self) -> None:
-        """Crops people named at the table since the deck was made join it (in the background:
-        the table is watched with the old deck meanwhile)."""
-        cfg = self.options.config
-        crops = list(cfg.corrections_dir.rglob("*.png")) if cfg.corrections_dir.is_dir() else []
-        deck = self.options.deck or cfg.deck_path
-        if not crops or (deck.is_file() and deck.stat().st_mtime
-                         >= max(p.stat().st_mtime for p in crops)):
-            return
-
-        def work() -> None:
-            from vision.teach import TeachError, add_corrections
-
-            out = cfg.data_dir / "deck.npz"
-            try:
-                add_corrections(cfg.corrections_dir, out, deck if deck.is_file() else None)
-            except (TeachError, ValueError) as err:
-                print(f"tightrope-companion: the corrections were not learned: {err}",
-                      file=sys.stderr)
-                return
-            self.deck_taught(out)
-
-        threading.Thread(target=work, name="learn", daemon=True).start()
+            watcher.reader = Reader.from_deck(path) if path is not None else Reader.zero_shot()
 
     def _start_or_resume(self, setup: GameStarted) -> None:
         """A restart with the setup of the unfinished game continues it: the database holds
@@ -327,7 +308,7 @@ class Companion:
                        self.options.port or self.options.config.port)
         self.referee.start()
         if self.pipeline is not None:
-            self._learn_corrections()
+            self.lessons.learn()
         if self.options.web:
             self._start_web()
         if self.pipeline is not None:
@@ -339,11 +320,13 @@ class Companion:
         from web.server import make_server
 
         cfg = self.options.config
+        assert self.pin_store is not None  # made with the web
         app = create_app(self.referee, self.store, photo_dir=cfg.photo_dir,
                          pin_store=self.pin_store, camera=self.pipeline,
                          teach_dir=cfg.data_dir / "teach", allowed_hosts=cfg.allowed_hosts,
                          zones_path=self.zones_path, on_zones_saved=self.zones_saved,
                          on_deck_taught=self.deck_taught, cards_in_view=self.cards_in_view,
+                         lessons=self.lessons,
                          join_urls=lambda: self.urls)
         host = self.options.host or cfg.host
         port = self.options.port or cfg.port

@@ -1165,3 +1165,34 @@ def test_history_times_are_the_pis_local_time_until_the_phone_shows_its_own(
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+class FakeLessons:
+    def __init__(self) -> None:
+        self.crops, self.forgotten, self.busy = 4, 0, ""
+
+    def summary(self) -> dict:
+        return {"crops": self.crops, "games": 2, "busy": self.busy}
+
+    def forget(self) -> None:
+        self.crops, self.forgotten = 0, self.forgotten + 1
+
+
+def test_the_host_sees_and_forgets_what_the_table_taught(tmp_path: Path) -> None:
+    env = Env(tmp_path)
+    lessons = FakeLessons()
+    env.app = create_app(env.referee, env.store, photo_dir=env.photo_dir, pin_store=env.pins,
+                         testing=True, lessons=lessons)
+    client = env.app.test_client()
+    assert client.get("/api/corrections").get_json() == {"crops": 4, "games": 2, "busy": ""}
+    page = client.get("/setup").get_data(as_text=True)
+    assert "named 4 cards" in page and 'id="forget-lessons"' in page
+    assert client.post("/api/corrections/forget", json={}, headers=ORIGIN).status_code == 403
+    assert lessons.forgotten == 0  # no PIN: nothing deleted
+    lessons.busy = "learning"
+    refused = client.post("/api/corrections/forget", json={}, headers=HOST)
+    assert refused.status_code == 409 and lessons.forgotten == 0
+    lessons.busy = ""
+    done = client.post("/api/corrections/forget", json={}, headers=HOST)
+    assert done.get_json()["crops"] == 0 and lessons.forgotten == 1
+    assert 'id="forget-lessons"' not in client.get("/setup").get_data(as_text=True)

@@ -71,6 +71,7 @@ class WebContext:
     on_deck_taught: Any = None   # (deck path) -> None: the companion reads with the new deck
     cards_in_view: Any = None    # () -> [card JSON]: what the camera sees now (zones page)
     join_urls: Any = None        # () -> [url]: where phones open this page (Setup's QR code)
+    lessons: Any = None          # companion.lessons.Lessons: the cards the table taught
     max_streams: int = 64
     heartbeat: float = 15.0
     call_timeout: float = 10.0
@@ -92,7 +93,8 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
                zones_path: Path | None = None, max_streams: int = 64,
                heartbeat: float = 15.0, on_zones_saved: Any = None,
                on_deck_taught: Any = None, cards_in_view: Any = None,
-               allowed_hosts: Iterable[str] = (), join_urls: Any = None) -> Flask:
+               allowed_hosts: Iterable[str] = (), join_urls: Any = None,
+               lessons: Any = None) -> Flask:
     """The web app. `zones_path` defaults to zones.json in the data dir (photo_dir's parent);
     `max_streams` caps live SSE connections (keep it below the server's thread count);
     `allowed_hosts` are names of this Pi beyond its own (web.allowed_hosts)."""
@@ -113,7 +115,8 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
         referee, store, photo_dir, pin_store, camera,
         Path(teach_dir) if teach_dir else None,
         Path(zones_path) if zones_path else photo_dir.parent / "zones.json",
-        on_zones_saved, on_deck_taught, cards_in_view, join_urls, max_streams, heartbeat,
+        on_zones_saved, on_deck_taught, cards_in_view, join_urls, lessons, max_streams,
+        heartbeat,
         host_names=HostNames(allowed_hosts),
     )
     from . import api, camera_setup, pages

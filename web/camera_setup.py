@@ -166,6 +166,34 @@ def teach_run() -> Response:
     return jsonify({"ok": True, "job": job.to_json()})
 
 
+# --- what the table taught -----------------------------------------------------------------------
+
+
+def lessons() -> Any:
+    found = ctx().lessons
+    if found is None:
+        raise NotFound("this companion keeps no corrections (no camera)")
+    return found
+
+
+@bp.get("/api/corrections")
+def corrections() -> Response:
+    """How many cards people named at the table are kept to join the deck."""
+    return jsonify(lessons().summary())
+
+
+@bp.post("/api/corrections/forget")
+@host_only
+def forget_corrections() -> Response:
+    """Delete the kept crops; a deck that learned them is fitted again without them."""
+    json_body(set())
+    kept = lessons()
+    if kept.busy:
+        raise Refused(f"the corrections are {kept.busy} now: try again in a minute")
+    kept.forget()
+    return jsonify({"ok": True, **kept.summary()})
+
+
 # --- zones --------------------------------------------------------------------------------------
 
 

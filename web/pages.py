@@ -130,6 +130,7 @@ def setup() -> str:
     urls = [u for u in (c.join_urls() if c.join_urls else []) if not local_only(u)]
     return render_template("setup.html", page="setup", pin_set=pins().is_set(), host=is_host(),
                            game_id=playing, camera=c.camera is not None, join_urls=urls,
+                           lessons=c.lessons.summary() if c.lessons is not None else None,
                            join_qr=Markup(qr_svg(urls[0])) if urls else "")
 
 

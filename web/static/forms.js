@@ -20,6 +20,11 @@
       post("/api/finish", {}).then(() => location.reload()).catch(() => {});
     }
   });
+  on("forget-lessons", "click", () => {
+    if (confirm("Forget every card the table named? Your deck is learned again without them.")) {
+      post("/api/corrections/forget", {}).then(() => location.reload()).catch(() => {});
+    }
+  });
   on("new-game", "submit", (event) => {
     event.preventDefault();
     const form = event.target;
