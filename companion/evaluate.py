@@ -73,34 +73,40 @@ def answer_all(referee: Referee, true: Game, limit: int = 50) -> tuple[int, int]
 
 
 class WeakenedReader:
-    """A reader made worse on purpose, to show what the referee does with worse reads: it
-    abstains on 10 % of the cards it reads surely, on another 10 % its best guess is wrong (and
-    unsure), and on 2 % it names, sure, a card it read before (a card already played)."""
+    """A reader made worse on purpose, to show what the referee does with worse reads. A card
+    it reads surely is, for good (a re-read does not help): abstained on for 10 % of the
+    cards, read unsure with a wrong best guess for another 10 %, and for 2 % named, sure, as
+    a card it read before (a card already played)."""
 
     def __init__(self, reader: Any, seed: int = 0) -> None:
-        import random
-
-        self.reader, self.rng = reader, random.Random(seed)
+        self.reader, self.seed = reader, seed
         self.seen: list[Any] = []
 
     def read(self, crops: list[Any]) -> list[Any]:
+        import random
+
         from vision.types import ALL_CARDS, Reading
 
         out = []
         for look in self.reader.read(crops):
-            r, x = look.reading, self.rng.random()
-            if r.card is not None and x < 0.10:
+            r = look.reading
+            if r.card is None:
+                out.append(look)
+                continue
+            rng = random.Random(f"{self.seed}:{r.card.label}")  # the same fate at every read
+            x = rng.random()
+            if x < 0.10:
                 r = Reading("unknown", None, None, r.confidence / 2, r.candidates, r.line)
-            elif r.card is not None and x < 0.20:
-                wrong = self.rng.choice([c for c in ALL_CARDS if c.kind == r.card.kind
-                                         and c != r.card])
+            elif x < 0.20:
+                wrong = rng.choice([c for c in ALL_CARDS if c.kind == r.card.kind
+                                    and c != r.card])
                 rest = [(c, p) for c, p in r.candidates if c not in (wrong, r.card)]
                 r = Reading("unknown", None, None, 0.45,
                             ((wrong, 0.45), (r.card, 0.4), *rest), r.line)
-            elif r.card is not None and x < 0.22 and self.seen:
-                other = self.rng.choice(self.seen)
+            elif x < 0.22 and [c for c in self.seen if c != r.card]:
+                other = rng.choice([c for c in self.seen if c != r.card])
                 r = Reading.of(other, 0.999, ((other, 0.999),), r.line)
-            elif r.card is not None:
+            elif r.card not in self.seen:
                 self.seen.append(r.card)
             out.append(look._replace(reading=r))
         return out
