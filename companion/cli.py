@@ -188,7 +188,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from . import demo
 
     try:
-        return demo.run_demo(args, _config(args), _options)
+        return demo.run_demo(args, _config(args), _options, _interrupt)
     except ValueError as err:
         return _fail(str(err))
 

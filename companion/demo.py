@@ -36,10 +36,10 @@ from .views import replay_json
 PERSON_WAIT_S = 2.0  # the demo's person answers a question after this long (time to look)
 
 
-def run_demo(args: argparse.Namespace, config: Any, make_options: Callable) -> int:
+def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
+             interrupt: Callable[..., None]) -> int:
     from vision.teach import progress_bar
 
-    from .cli import _interrupt
     from .service import Companion
 
     args.host = getattr(args, "host", None) or "127.0.0.1"
@@ -65,7 +65,7 @@ def run_demo(args: argparse.Namespace, config: Any, make_options: Callable) -> i
         config = replace(config, data_dir=Path(tempfile.mkdtemp(prefix="tightrope-demo-")))
     code = 1
     try:
-        code = _play(args, config, make_options, events, game, footage, Companion, _interrupt)
+        code = _play(args, config, make_options, events, game, footage, Companion, interrupt)
     finally:
         if temporary and code == 0:
             shutil.rmtree(config.data_dir, ignore_errors=True)
