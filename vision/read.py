@@ -56,6 +56,23 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """The temperature that minimises the negative log-likelihood of classes y (golden-section
+    search): the reader's and a taught deck's calibration."""
+    def nll(t: float) -> float:
+        p = softmax(logits / t)
+        return float(-np.log(p[np.arange(len(y)), y] + 1e-12).mean())
+
+    lo, hi = 0.2, 10.0
+    for _ in range(40):
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        if nll(a) < nll(b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
 def turned_round(p: np.ndarray) -> np.ndarray:
     """Class probabilities of a crop turned 180 degrees, as the crop's own: each card's
     upright and upside-down classes swap."""

@@ -27,7 +27,7 @@ from vision.deck import Deck, Example, Head
 from vision.detect import Detector
 from vision.geometry import READ_H, READ_W, Box, box_of_quad, rectify
 from vision.network import ModelError
-from vision.read import N_CARDS, REJECT, Reader, _zero_shot_head, softmax
+from vision.read import N_CARDS, REJECT, Reader, _zero_shot_head, fit_temperature, softmax
 from vision.types import ALL_CARDS, CardId, CardLabelError
 
 CONTEXT = 1.5                       # the kept crop is this many times the card's box
@@ -265,7 +265,7 @@ def calibrate(reader: Reader, crops: list[np.ndarray], y: np.ndarray) -> dict:
     z_cut, z_turned = e_cut @ head.w + head.b, e_turned @ head.w + head.b
     both = np.concatenate([z_cut, turned_round_logits(z_turned)])
     yy = np.concatenate([y, y])
-    head.temperature = _temperature(both, yy)
+    head.temperature = fit_temperature(both, yy)
     p_cut, p_turned = softmax(z_cut / head.temperature), softmax(z_turned / head.temperature)
     q = np.sqrt(p_cut * turned_round(p_turned))
     q /= q.sum(axis=1, keepdims=True)
@@ -293,21 +293,6 @@ def turned_round_logits(z: np.ndarray) -> np.ndarray:
     out = z.copy()
     out[:, :REJECT] = z[:, :REJECT].reshape(-1, N_CARDS, 2)[:, :, ::-1].reshape(-1, REJECT)
     return out
-
-
-def _temperature(z: np.ndarray, y: np.ndarray) -> float:
-    def nll(t: float) -> float:
-        p = softmax(z / t)
-        return float(-np.log(p[np.arange(len(y)), y] + 1e-12).mean())
-
-    lo, hi = 0.2, 10.0
-    for _ in range(40):
-        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
-        if nll(a) < nll(b):
-            hi = b
-        else:
-            lo = a
-    return (lo + hi) / 2
 
 
 def fit_deck(examples: list[Example], seed: int = 7, progress: Progress | None = None

@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 from vision.cards import ALL_CARDS
+from vision.read import fit_temperature, softmax
 from vision.train.data import N_CARDS, REJECT, load_reader_set
 from vision.train.nets import MEAN, STD, ReaderNet
 
@@ -76,28 +77,6 @@ def logits_of(model: ReaderNet, crops: np.ndarray, batch: int = 1024) -> np.ndar
             x = as_input(torch.from_numpy(crops[i:i + batch]))
             out.append(model(x)[0].float().numpy())
     return np.concatenate(out)
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
-    """The temperature that minimises the negative log-likelihood (golden-section search)."""
-    def nll(t: float) -> float:
-        p = softmax(logits / t)
-        return float(-np.log(p[np.arange(len(y)), y] + 1e-12).mean())
-
-    lo, hi = 0.3, 10.0
-    for _ in range(40):
-        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
-        if nll(a) < nll(b):
-            hi = b
-        else:
-            lo = a
-    return (lo + hi) / 2
 
 
 def abstention_line(conf: np.ndarray, wrong: np.ndarray, max_wrong: float = MAX_WRONG) -> float:
@@ -185,14 +164,13 @@ def runtime_line(out_dir: Path, crops: np.ndarray, labels: np.ndarray, visible: 
     through onnxruntime), fitted on the calibration crops, and what it gives there."""
     from vision.network import load
     from vision.read import Reader, combine
-    from vision.read import softmax as np_softmax
 
     reader = Reader(load(out_dir / "reader.onnx"))
     qs, agrees = [], []
     for i in range(0, len(crops), 512):
         part = list(crops[i:i + 512])
         logits, _ = reader.forward(part)
-        p = np_softmax(logits / reader.temperature)
+        p = softmax(logits / reader.temperature)
         q, agree = combine(p[:len(part)], p[len(part):])
         qs.append(q)
         agrees.append(agree)
