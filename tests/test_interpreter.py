@@ -272,14 +272,21 @@ def test_last_round_s_row_lying_there_at_a_restart_reveals_nothing():
     assert t.game.revealed == () and not t.questions
 
 
-def test_a_counted_card_read_again_as_another_asks_and_a_fix_is_a_correction():
-    t = Table()
+def counted_then_read_as(t: Table, counted: int, read: int) -> int:
+    """After a first trick (7, 28, 36), the leader's card of the second is counted as
+    `counted`, then read surely as `read`: its track."""
     reveal_and_play(t, 3, [7, 28, 36])
     t.lay("scoring", sure(scoring(5)))
     t.wait(SCORING_SETTLE_S)
     leader = t.game.leader
-    track = t.lay(leader, sure(number(17)))
-    t.lay(leader, sure(number(47)), track=track)
+    track = t.lay(leader, sure(number(counted)))
+    t.lay(leader, sure(number(read)), track=track)
+    return track
+
+
+def test_a_counted_card_read_again_as_another_asks_and_a_fix_is_a_correction():
+    t = Table()
+    track = counted_then_read_as(t, 17, 47)
     q = t.questions[f"again:{track}"]
     assert [c.id for c in q.choices] == ["card:17", "card:47"] and q.ok is None
     t.answer(q.key, "card:47")
@@ -292,12 +299,7 @@ def test_a_fix_the_rules_refuse_is_not_asked_again():
     the first trick: the correction is refused, and the question does not come back (it came
     back at once, for ever)."""
     t = Table()
-    reveal_and_play(t, 3, [7, 28, 36])
-    t.lay("scoring", sure(scoring(5)))
-    t.wait(SCORING_SETTLE_S)
-    leader = t.game.leader
-    track = t.lay(leader, sure(number(17)))
-    t.lay(leader, sure(number(7)), track=track)
+    track = counted_then_read_as(t, 17, 7)
     q = t.questions[f"again:{track}"]
     t.answer(q.key, "card:7")
     assert t.refused and t.game.trick_plays[0].card == 17
