@@ -6,9 +6,10 @@ Run: .venv/bin/python -m bench.bench_games [--seeds 1-20] [--weak] [--design uns
 Each seed is a demo game (`demo --seed S`: 3, 4 or 5 players, both variants mixed), its footage
 rendered as the demo renders it (cached), played frame by frame through the table watcher and
 the referee, with a person who answers every question from the game's record
-(companion.person). `--weak` reads with a deliberately weakened reader: it abstains on 10 % of
-reads, on another 10 % its top choice is wrong and unsure, and on 2 % it names, sure, a card it
-read before (a card already played). Every question is checked to offer the true card.
+(companion.games.tightrope.person). `--weak` reads with a deliberately weakened reader: it
+abstains on 10 % of reads, on another 10 % its top choice is wrong and unsure, and on 2 % it
+names, sure, a card it read before (a card already played). Every question is checked to
+offer the true card.
 `--design unseen` prints the deck in a design of the test split (fonts, layouts never trained
 on) on a table never trained on, taught from rendered photos first.
 """
@@ -28,8 +29,8 @@ import numpy as np
 
 from companion.evaluate import WeakenedReader, run_footage
 from companion.footage import render_game
-from companion.randgame import random_game
-from companion.rules import Game, Variant
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import Game, Variant
 
 
 def demo_game(seed: int) -> tuple[int, Variant]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 import time
 
-from companion.gamelog import fold_record
-from companion.randgame import random_game
+from companion.games.tightrope.log import fold_record
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.views import replay_json
 from companion.record import dumps, iter_lines
-from companion.views import replay_json
 
 
 def main(n_games: int = 1000) -> dict[str, float]:

@@ -33,13 +33,13 @@ import cv2  # noqa: E402
 
 from companion.commands import Flush, NewGame, Seen  # noqa: E402
 from companion.footage import render_game  # noqa: E402
+from companion.games.tightrope.events import event_to_json  # noqa: E402
+from companion.games.tightrope.randgame import random_game  # noqa: E402
+from companion.games.tightrope.rules import Game, Variant  # noqa: E402
+from companion.games.tightrope.views import replay_json  # noqa: E402
 from companion.hub import Hub  # noqa: E402
-from companion.randgame import random_game  # noqa: E402
-from companion.record import event_to_json  # noqa: E402
 from companion.referee import Referee  # noqa: E402
-from companion.rules import Game, Variant  # noqa: E402
 from companion.store import Store  # noqa: E402
-from companion.views import replay_json  # noqa: E402
 from vision.read import Reader  # noqa: E402
 from vision.watch import TableWatcher  # noqa: E402
 from vision.zones import load_zones  # noqa: E402

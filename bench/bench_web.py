@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from companion.commands import ManualEvent, NewGame
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import Variant
 from companion.hub import Hub
-from companion.randgame import random_game
 from companion.referee import Referee
-from companion.rules import Variant
 from companion.store import Store
 from web.app import create_app
 from web.auth import PinStore

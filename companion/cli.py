@@ -11,10 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .gamelog import fold_record
-from .record import RecordError, read_record
-from .rules import Game
-from .views import replay_json
+from .games.tightrope.rules import SEATS
+from .record import RecordError, read_game_record
 
 
 def _fail(message: str) -> int:
@@ -22,35 +20,16 @@ def _fail(message: str) -> int:
     return 2
 
 
-def scoresheet_text(game: Game) -> str:
-    """A plain scoresheet: rounds x players, struck scores in brackets, totals, winners."""
-    names = game.setup.players
-    width = max(6, *(len(n) for n in names))
-    lines = ["round  " + " ".join(f"{n:>{width}}" for n in names)]
-    for rnd in game.rounds:
-        struck = {(seat, target) for r in game.rounds for seat, target in r.struck}
-        cells = []
-        for seat, score in enumerate(rnd.scores):
-            text = f"[{score}]" if (seat, rnd.index) in struck else str(score)
-            cells.append(f"{text:>{width}}")
-        lines.append(f"{rnd.index + 1:>5}  " + " ".join(cells))
-    lines.append("total  " + " ".join(f"{t:>{width}}" for t in game.totals()))
-    if game.game_over:
-        lines.append("winner: " + ", ".join(names[s] for s in game.winners()))
-    else:
-        lines.append(f"(in play: round {game.round_index + 1}, trick {game.trick_index + 1})")
-    return "\n".join(lines)
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
     try:
-        game = fold_record(read_record(args.record)).game
+        record = read_game_record(args.record)
+        game = record.game.fold(record.events)
     except RecordError as err:
         return _fail(f"{args.record}: {err}")
     if args.json:
-        print(json.dumps(replay_json(game)))
+        print(json.dumps(record.game.replay_json(game)))
     else:
-        print(scoresheet_text(game))
+        print(record.game.text_sheet(game))
     return 0
 
 
@@ -217,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("demo", help="a simulated game through the whole companion")
-    p.add_argument("--players", type=int, choices=(3, 4, 5), default=3)
+    p.add_argument("--players", type=int, choices=SEATS, default=3)
     p.add_argument("--seed", type=int, default=1, help="which random game (and footage)")
     p.add_argument("--rounds", type=int, help="stop after this many rounds (default: all)")
     p.add_argument("--tactical", action="store_true", help="variant: cards 1..9N only")

@@ -7,8 +7,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .record import Correction, Note
-from .rules import GameEvent, GameStarted
+from .games.tightrope.events import Correction, Note
+from .games.tightrope.rules import GameEvent, GameStarted
 
 
 class CommandError(ValueError):

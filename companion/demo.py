@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from .footage import footage_folder, is_rendered, render_game, trim_cache
-from .gamelog import fold_record
+from .games.tightrope.events import event_to_json
+from .games.tightrope.log import fold_record
+from .games.tightrope.randgame import random_game
+from .games.tightrope.rules import Game, Variant
+from .games.tightrope.views import replay_json
 from .keep import Applied, Notice
-from .randgame import random_game
-from .record import event_to_json, read_record
-from .rules import Game, Variant
+from .record import read_record
 from .service import check_port
-from .views import replay_json
 
 PERSON_WAIT_S = 2.0  # the demo's person answers a question after this long (time to look)
 
@@ -135,7 +136,7 @@ class _Person(threading.Thread):
 
     def run(self) -> None:
         from .commands import CommandError, Resolve
-        from .person import answer
+        from .games.tightrope.person import answer
 
         hub = self.referee.hub
         while not self._stop.wait(0.25):

@@ -2,9 +2,9 @@
 
 The footage (frames recorded by `capture`, or any folder of frames or video) goes through the
 real watcher and referee, as it did at the table, with a person who answers every question from
-the (corrected) record (companion.person). So a real game night becomes labelled test data with no
-hand labelling: how many tricks were scored right, how many wrong, how many questions the table
-had to answer, and how the reader read each card the game counted.
+the (corrected) record (companion.games.tightrope.person). So a real game night becomes
+labelled test data with no hand labelling: how many tricks were scored right, how many wrong,
+how many questions the table had to answer, and how the reader read each card the game counted.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from .commands import CommandError, Flush, NewGame, Resolve, Seen
-from .gamelog import fold_record
-from .interpreter import number_of, scoring_of, sure_card
-from .person import answer
+from .games.tightrope.interpreter import number_of, scoring_of, sure_card
+from .games.tightrope.log import fold_record
+from .games.tightrope.person import answer
+from .games.tightrope.rules import Game, Trick
 from .record import RecordError, read_record
 from .referee import Referee
-from .rules import Game, Trick
 from .store import Store
 
 

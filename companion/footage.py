@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .rules import CardPlayed, Game, GameEvent, GameStarted, ScoringRevealed
+from .games.tightrope.rules import CardPlayed, Game, GameEvent, GameStarted, ScoringRevealed
 
 
 def table_actions(events: list[GameEvent]) -> list[Any]:
     """The table actions (Reveal, Place, ClearTrick, ClearRound) that play out `events`."""
     from vision.sim.footage import ClearRound, ClearTrick, Place, Reveal
 
-    from .interpreter import card_id
+    from .games.tightrope.interpreter import card_id
 
     setup = events[0]
     assert isinstance(setup, GameStarted)

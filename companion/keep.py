@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .record import RecordEvent, dumps, header_line
-from .rules import Trick
+from .games.tightrope.events import RecordEvent
+from .games.tightrope.rules import Trick
+from .record import dumps, header_line
 from .store import Store
 
 

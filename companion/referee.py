@@ -16,7 +16,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .commands import (
@@ -35,14 +35,22 @@ from .commands import (
     SetupNeeds,
     StorageFailed,
 )
-from .gamelog import GameLog
+from .games.tightrope.events import Correction, PlayCorrected, RecordEvent, ScoringCorrected, Undo
+from .games.tightrope.interpreter import (
+    SCORING_SETTLE_S,
+    AnswerError,
+    Apply,
+    Ask,
+    Interpreter,
+    Question,
+    Withdraw,
+)
+from .games.tightrope.log import GameLog
+from .games.tightrope.rules import Game, RuleError, Trick
+from .games.tightrope.views import snapshot
 from .hub import Hub
-from .interpreter import SCORING_SETTLE_S, AnswerError, Apply, Ask, Interpreter, Question, Withdraw
 from .keep import Applied, Learned, Listener, Started
-from .record import Correction, PlayCorrected, RecordEvent, ScoringCorrected, Undo
-from .rules import Game, RuleError, Trick
 from .store import Store, now_iso
-from .views import snapshot
 
 MAX_STEPS = 200  # events one decision pass may apply (a whole trick caught up is ~10)
 # What a full or failing disk raises: the referee refuses the change and keeps going.
@@ -266,8 +274,11 @@ class Referee:
         rules refused it (the interpreter then asks)."""
         game = self.game
         where = (game.round_index, game.trick_index) if game is not None else (0, 0)
+        event = decision.event
+        if isinstance(event, PlayCorrected | ScoringCorrected) and not event.at:
+            event = replace(event, at=now_iso())
         try:
-            trick = self._apply(decision.event, self.last_frame)
+            trick = self._apply(event, self.last_frame)
         except RuleError as err:
             self.interpreter.refused(decision, err.detail)
             return False

@@ -21,12 +21,13 @@ from typing import Any
 from .camera import SourceError
 from .commands import ButtonPress, CameraStatus, Flush, NewGame, SetupNeeds
 from .config import Config
+from .games.tightrope.events import parse_event
+from .games.tightrope.rules import GameStarted
 from .hub import Hub
 from .keep import CorrectionCrops, RecordMirror, TrickPhotos
 from .lessons import Lessons
-from .record import RecordError, iter_lines, parse_event
+from .record import RecordError, iter_lines
 from .referee import Referee
-from .rules import GameStarted
 from .store import Store
 
 

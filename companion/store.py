@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .gamelog import GameLog
-from .record import RecordEvent, event_to_json, parse_event
-from .rules import GameStarted
+from .games.tightrope.events import RecordEvent, event_to_json, parse_event
+from .games.tightrope.log import GameLog
+from .games.tightrope.rules import GameStarted
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (

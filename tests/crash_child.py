@@ -4,7 +4,7 @@ printing each committed (game, seq) until it is killed."""
 import random
 import sys
 
-from companion.randgame import random_game
+from companion.games.tightrope.randgame import random_game
 from companion.store import Store
 
 

@@ -24,10 +24,11 @@ import pytest
 from companion.commands import Flush, NewGame, Seen
 from companion.evaluate import answer_all
 from companion.footage import render_game, table_actions
-from companion.randgame import random_game
-from companion.record import event_to_json, write_record
+from companion.games.tightrope.events import event_to_json
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import Game, Variant
+from companion.record import write_record
 from companion.referee import Referee
-from companion.rules import Game, Variant
 from companion.store import Store
 
 FPS = 10.0

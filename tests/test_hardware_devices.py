@@ -318,9 +318,9 @@ def test_real_snapshots_of_a_game_drive_the_pins(factory, n, seed):
     """The rules core's own snapshots (docs/state-snapshot.md), event by event, on the pins."""
     import random
 
-    from companion.randgame import random_game
-    from companion.rules import Game
-    from companion.views import snapshot
+    from companion.games.tightrope.randgame import random_game
+    from companion.games.tightrope.rules import Game
+    from companion.games.tightrope.views import snapshot
 
     events = random_game(random.Random(seed), n=n, rounds=1)
     game = Game(events[0])

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.gamelog import GameLog
-from companion.interpreter import (
+from companion.games.tightrope.events import PlayCorrected
+from companion.games.tightrope.interpreter import (
     SCORING_SETTLE_S,
     TURN_GRACE_S,
     AnswerError,
@@ -21,9 +21,15 @@ from companion.interpreter import (
     Withdraw,
     choice_id,
 )
-from companion.randgame import random_game
-from companion.record import PlayCorrected
-from companion.rules import Colour, GameStarted, ScoringCard, ScoringRevealed, Variant
+from companion.games.tightrope.log import GameLog
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import (
+    Colour,
+    GameStarted,
+    ScoringCard,
+    ScoringRevealed,
+    Variant,
+)
 from vision.types import ALL_CARDS, CardId, Change, Observation, Reading
 
 QUAD = np.zeros((4, 2), np.float32)

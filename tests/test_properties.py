@@ -7,11 +7,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.gamelog import GameLog
-from companion.randgame import random_game
-from companion.record import Undo, dumps, iter_lines
-from companion.rules import TRICKS_PER_ROUND, Game, Variant
-from companion.views import replay_json, snapshot
+from companion.games.tightrope.events import Undo
+from companion.games.tightrope.log import GameLog
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import TRICKS_PER_ROUND, Game, Variant
+from companion.games.tightrope.views import replay_json, snapshot
+from companion.record import dumps, iter_lines
 
 games = st.builds(
     lambda seed, n, tactical, simultaneous: random_game(

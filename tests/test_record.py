@@ -11,20 +11,18 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
-from companion.gamelog import CorrectionError, GameLog, fold_record
-from companion.randgame import random_game
-from companion.record import (
-    Note,
-    PlayCorrected,
-    RecordError,
-    ScoringCorrected,
-    Undo,
-    iter_lines,
-    read_record,
-    write_record,
+from companion.games.tightrope.events import Note, PlayCorrected, ScoringCorrected, Undo
+from companion.games.tightrope.log import CorrectionError, GameLog, fold_record
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import (
+    CardPlayed,
+    GameStarted,
+    ScoringCard,
+    ScoringRevealed,
+    Variant,
 )
-from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed, Variant
-from companion.views import replay_json
+from companion.games.tightrope.views import replay_json
+from companion.record import RecordError, iter_lines, read_record, write_record
 
 SAMPLE = Path(__file__).parent.parent / "companion" / "samples" / "sample-game.jsonl"
 

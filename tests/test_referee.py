@@ -23,11 +23,11 @@ from companion.commands import (
     Seen,
     StorageFailed,
 )
+from companion.games.tightrope.events import PlayCorrected, ScoringCorrected, Undo
+from companion.games.tightrope.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
 from companion.hub import Hub
 from companion.keep import Applied, CorrectionCrops, RecordMirror, TrickPhotos
-from companion.record import PlayCorrected, ScoringCorrected, Undo
 from companion.referee import Referee
-from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
 from companion.store import Store
 from vision.types import CardId, Change, Observation, Reading
 
@@ -233,7 +233,7 @@ def test_a_scoring_card_read_again_as_another_asks_instead_of_revealing(referee)
 def test_a_card_of_the_last_round_read_again_while_cleared_is_nothing(tmp_path):
     import random
 
-    from companion.randgame import random_game
+    from companion.games.tightrope.randgame import random_game
 
     events = random_game(random.Random(5), 3, rounds=1)
     store = Store(tmp_path / "game.db")

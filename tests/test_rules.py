@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.rules import (
+from companion.games.tightrope.rules import (
     BadSetup,
     CardAlreadyPlayed,
     CardOutsideDeck,

@@ -21,8 +21,9 @@ import pytest
 
 from companion.commands import ManualEvent
 from companion.config import Config
-from companion.record import event_to_json, read_record
-from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
+from companion.games.tightrope.events import event_to_json
+from companion.games.tightrope.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
+from companion.record import read_record
 from companion.service import Companion, Options
 
 ROOT = Path(__file__).parent.parent

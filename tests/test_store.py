@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from companion.randgame import random_game
-from companion.record import Note, Undo
-from companion.rules import Game, GameStarted, Variant
+from companion.games.tightrope.events import Note, Undo
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import Game, GameStarted, Variant
+from companion.games.tightrope.views import snapshot
 from companion.store import Store, StoreError
-from companion.views import snapshot
 
 HERE = Path(__file__).parent
 

@@ -18,14 +18,21 @@ import numpy as np
 import pytest
 
 from companion.commands import ManualEvent, NewGame
-from companion.gamelog import fold_record
+from companion.games.tightrope.log import fold_record
+from companion.games.tightrope.randgame import random_game
+from companion.games.tightrope.rules import (
+    CardPlayed,
+    Game,
+    GameStarted,
+    ScoringCard,
+    ScoringRevealed,
+    Variant,
+)
+from companion.games.tightrope.views import replay_json
 from companion.hub import Hub
-from companion.randgame import random_game
 from companion.record import iter_lines
 from companion.referee import Referee
-from companion.rules import CardPlayed, Game, GameStarted, ScoringCard, ScoringRevealed, Variant
 from companion.store import Store
-from companion.views import replay_json
 from web import charts
 from web.api import stream
 from web.app import create_app

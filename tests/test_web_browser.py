@@ -22,10 +22,10 @@ import numpy as np
 import pytest
 
 from companion.commands import ManualEvent, NewGame
+from companion.games.tightrope.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
 from companion.hub import Hub
 from companion.keep import TrickPhotos
 from companion.referee import Referee
-from companion.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
 from companion.store import Store
 from web.app import create_app
 from web.auth import PinStore
@@ -205,8 +205,8 @@ def test_a_phone_shows_five_seats_and_every_page_without_clipping(table: Table, 
                                                                    ) -> None:
     import random
 
-    from companion.randgame import random_game
-    from companion.rules import Variant
+    from companion.games.tightrope.randgame import random_game
+    from companion.games.tightrope.rules import Variant
 
     events = random_game(random.Random(5), 5, Variant())
     table.referee.call(NewGame(events[0]))

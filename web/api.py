@@ -27,9 +27,9 @@ from companion.commands import (
     Resolve,
     StorageFailed,
 )
-from companion.hub import Hub
-from companion.record import Note, PlayCorrected, ScoringCorrected, Undo
-from companion.rules import (
+from companion.games.tightrope.events import Note, PlayCorrected, ScoringCorrected, Undo
+from companion.games.tightrope.rules import (
+    SEATS,
     TRICKS_PER_ROUND,
     CardPlayed,
     GameStarted,
@@ -38,6 +38,7 @@ from companion.rules import (
     ScoringRevealed,
     Variant,
 )
+from companion.hub import Hub
 from companion.store import now_iso
 
 from .guard import (
@@ -182,8 +183,9 @@ def post_pin() -> Response:
 def new_game() -> Response:
     body = json_body({"players", "first_dealer", "tactical", "simultaneous"})
     players = body.get("players")
-    if not isinstance(players, list) or not 3 <= len(players) <= 5:
-        raise BadInput("players must be a list of 3 to 5 names, in clockwise seat order")
+    if not isinstance(players, list) or len(players) not in SEATS:
+        raise BadInput(f"players must be a list of {SEATS[0]} to {SEATS[-1]} names, in clockwise "
+                       "seat order")
     names = []
     for i, name in enumerate(players):
         if not isinstance(name, str) or not name.strip():

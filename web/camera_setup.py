@@ -12,6 +12,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
+from companion.games.tightrope.rules import SEATS
+
 from .guard import BadInput, NotFound, Refused, host_only, is_host, json_body, text
 
 bp = Blueprint("camera_setup", __name__)
@@ -240,8 +242,8 @@ def zones_page() -> str:
 def save_zones() -> Response:
     body = json_body({"seats", "scoring"})
     seats = body.get("seats")
-    if not isinstance(seats, list) or not 3 <= len(seats) <= 5:
-        raise BadInput("seats must be 3 to 5 polygons, in clockwise seat order")
+    if not isinstance(seats, list) or len(seats) not in SEATS:
+        raise BadInput(f"seats must be {SEATS[0]} to {SEATS[-1]} polygons, in clockwise seat order")
     zones = {"seats": [polygon(p, f"seat {i}") for i, p in enumerate(seats)],
              "scoring": polygon(body.get("scoring"), "scoring row")}
     path: Path | None = ctx().zones_path

@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from companion.rules import Game
+from companion.games.tightrope.rules import Game
 
 from . import charts, sheets
 from .addresses import local_only, qr_svg

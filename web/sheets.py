@@ -1,6 +1,7 @@
 """What the scoresheet, tricks and export pages show, derived from a game's events.
 
-Nothing here is stored: every number comes from replaying the record (companion.gamelog).
+Nothing here is stored: every number comes from replaying the record
+(companion.games.tightrope.log).
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.games.tightrope.rules import Game
+from companion.games.tightrope.views import trick_detail_json
 from companion.record import dumps, header_line
-from companion.rules import Game
 from companion.store import Store, StoreError
-from companion.views import trick_detail_json
 
 from .guard import NotFound
 

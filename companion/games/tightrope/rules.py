@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from .. import base
+
 TRICKS_PER_ROUND = 9
 STICKS_PER_COLOUR = 25
 FULL_DECK = 50
+SEATS = range(3, 6)  # R1: three to five players
 
 
 class Colour(Enum):
@@ -23,14 +26,10 @@ class Colour(Enum):
 # --- errors -------------------------------------------------------------------------------
 
 
-class RuleError(ValueError):
-    """An event the rules forbid. `rule` names the rule of docs/rules.md that it breaks."""
+class RuleError(base.RuleError):
+    """An event Tightrope's rules forbid. `rule` names the rule of docs/rules.md it breaks."""
 
     rule = "R13"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(f"{self.rule}: {message}")
-        self.detail = message
 
 
 class BadSetup(RuleError):
@@ -133,8 +132,8 @@ class GameStarted:
 
     def __post_init__(self) -> None:
         n = len(self.players)
-        if not 3 <= n <= 5:
-            raise BadSetup(f"Tightrope is for 3 to 5 players, not {n}")
+        if n not in SEATS:
+            raise BadSetup(f"Tightrope is for {SEATS[0]} to {SEATS[-1]} players, not {n}")
         if any(not isinstance(p, str) or not p.strip() for p in self.players):
             raise BadSetup("every player needs a name")
         if len(set(self.players)) != n:
@@ -402,6 +401,10 @@ class Game:
     @property
     def n(self) -> int:
         return self.setup.n
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.setup.players
 
     @property
     def game_over(self) -> bool:

@@ -9,14 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .record import (
-    Note,
-    PlayCorrected,
-    RecordError,
-    RecordEvent,
-    ScoringCorrected,
-    Undo,
-)
+from ..base import Note, RecordError, Undo
+from .events import PlayCorrected, RecordEvent, ScoringCorrected
 from .rules import (
     CardPlayed,
     Game,

@@ -1,5 +1,5 @@
-"""JSON views of a game: the `replay --json` result (docs/game-record.md) and the state snapshot
-(docs/state-snapshot.md) that the LEDs and the web page show."""
+"""Views of a game: the `replay --json` result (docs/game-record.md), the state snapshot
+(docs/state-snapshot.md) that the LEDs and the web page show, and the terminal's scoresheet."""
 
 from __future__ import annotations
 
@@ -87,3 +87,23 @@ def snapshot(game: Game) -> dict[str, Any]:
         "supply_short": [c.value for c in game.supply_short()],
         "events": len(game.log) - 1,
     }
+
+
+def scoresheet_text(game: Game) -> str:
+    """A plain scoresheet: rounds x players, struck scores in brackets, totals, winners."""
+    names = game.setup.players
+    width = max(6, *(len(n) for n in names))
+    lines = ["round  " + " ".join(f"{n:>{width}}" for n in names)]
+    for rnd in game.rounds:
+        struck = {(seat, target) for r in game.rounds for seat, target in r.struck}
+        cells = []
+        for seat, score in enumerate(rnd.scores):
+            text = f"[{score}]" if (seat, rnd.index) in struck else str(score)
+            cells.append(f"{text:>{width}}")
+        lines.append(f"{rnd.index + 1:>5}  " + " ".join(cells))
+    lines.append("total  " + " ".join(f"{t:>{width}}" for t in game.totals()))
+    if game.game_over:
+        lines.append("winner: " + ", ".join(names[s] for s in game.winners()))
+    else:
+        lines.append(f"(in play: round {game.round_index + 1}, trick {game.trick_index + 1})")
+    return "\n".join(lines)

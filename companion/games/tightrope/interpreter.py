@@ -33,7 +33,7 @@ from typing import Any
 from vision.types import CardId, Change, Observation, Reading
 
 from .cardtable import Card, CardTable, Stands
-from .record import PlayCorrected, RecordEvent, ScoringCorrected
+from .events import PlayCorrected, RecordEvent, ScoringCorrected
 from .rules import CardPlayed, Colour, Game, ScoringCard, ScoringRevealed
 
 # A read is taken when its best legal candidate has at least this probability (given that the
@@ -664,17 +664,16 @@ def _reveal_index_trick(game: Game, correction: ScoringCorrected) -> int:
 
 
 def _correction(game: Game, card: Card, stands: Stands) -> RecordEvent:
-    from .store import now_iso
-
+    """The correction of a counted card the camera read again (the referee stamps its time)."""
     if card.seat is None:
         assert isinstance(stands, ScoringCard)
         revealed = list(game.revealed) if card.round == game.round_index else [
             s for t in game.rounds[card.round].tricks for s in t.scoring]
         index = revealed.index(card.counts_as) if card.counts_as in revealed else 0
-        return ScoringCorrected(card.round, index, stands, now_iso(), "the camera read it again")
+        return ScoringCorrected(card.round, index, stands, why="the camera read it again")
     assert isinstance(stands, int)
-    return PlayCorrected(card.round, card.trick, card.seat, stands, now_iso(),
-                         "the camera read it again")
+    return PlayCorrected(card.round, card.trick, card.seat, stands,
+                         why="the camera read it again")
 
 
 def _check(game: Game, event: CardPlayed | ScoringRevealed) -> None:

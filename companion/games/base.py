@@ -1,0 +1,148 @@
+"""What every game shares: the error a rule raises, the record's own events, and the protocol a
+game offers the application (docs/games.md).
+
+Pure code: no I/O. A game package (`companion.games.<name>`) holds its rules, record events,
+replay view, deck and interpreter, and exposes one `GAME` object that satisfies `GameSpec`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class RuleError(ValueError):
+    """An event the rules forbid. `rule` names the rule of the game's rules page it breaks."""
+
+    rule = "rules"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{self.rule}: {message}")
+        self.detail = message
+
+
+class RecordError(ValueError):
+    """A record line that cannot be read or applied. `line` is 1-based, or None."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+        self.line = line
+        self.detail = message
+
+
+# --- events about the record itself, the same in every game ---------------------------------
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Take back the last game event still in effect."""
+
+    at: str = ""
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Note:
+    text: str
+    at: str = ""
+
+
+def record_event(obj: dict[str, Any]) -> Undo | Note | None:
+    """An undo or a note from its record line, or None for another type."""
+    match obj.get("type"):
+        case "undo":
+            return Undo(text_of(obj, "at"), text_of(obj, "why"))
+        case "note":
+            return Note(field_of(obj, "text", str, "note"), text_of(obj, "at"))
+    return None
+
+
+def record_event_json(event: object) -> dict[str, Any] | None:
+    """The record line of an undo or a note, or None for another event."""
+    match event:
+        case Undo():
+            return {"type": "undo", "at": event.at, "why": event.why}
+        case Note():
+            return {"type": "note", "text": event.text, "at": event.at}
+    return None
+
+
+# --- decoding helpers: a bad line gets a one-line reason --------------------------------------
+
+
+def field_of(obj: dict[str, Any], key: str, kind: type, what: str) -> Any:
+    """obj[key] of the given type; a ValueError names the field and the event otherwise."""
+    if key not in obj:
+        raise ValueError(f'{what} needs "{key}"')
+    value = obj[key]
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f'"{key}" of {what} must be a whole number, not {json.dumps(value)}')
+    if kind is not int and not isinstance(value, kind):
+        raise ValueError(f'"{key}" of {what} must be a {kind.__name__}, not {json.dumps(value)}')
+    return value
+
+
+def text_of(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key, "")
+    if not isinstance(value, str):
+        raise ValueError(f'"{key}" must be text')
+    return value
+
+
+def names_of(obj: dict[str, Any], what: str) -> tuple[str, ...]:
+    players = field_of(obj, "players", list, what)
+    if not all(isinstance(p, str) for p in players):
+        raise ValueError(f'"players" of {what} must be a list of names')
+    return tuple(players)
+
+
+# --- the protocol -------------------------------------------------------------------------------
+
+
+class Scoresheet(Protocol):
+    """A game folded from its record: what the application shows and stores of it."""
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def game_over(self) -> bool: ...
+
+    def totals(self) -> list[int]: ...
+
+    def winners(self) -> list[int]: ...
+
+
+class GameSpec(Protocol):
+    """One game, as the application sees it. Each game package exposes one as `GAME`."""
+
+    name: str  # in the record's header line and on the command line
+    title: str  # for people
+    seats: range  # how many players may sit down
+    deck: tuple[str, ...]  # the card identities its reader must know
+
+    def parse_event(self, obj: Any) -> Any:
+        """One decoded record line as a typed event; ValueError (one line) if it is not one."""
+        ...
+
+    def event_to_json(self, event: Any) -> dict[str, Any]:
+        """The record line of an event (the inverse of parse_event)."""
+        ...
+
+    def fold(self, events: Iterable[Any]) -> Scoresheet:
+        """The game a record describes, corrections applied; a RuleError names what breaks."""
+        ...
+
+    def replay_json(self, game: Any) -> dict[str, Any]:
+        """`replay --json` of a folded game."""
+        ...
+
+    def text_sheet(self, game: Any) -> str:
+        """A plain-text scoresheet for a terminal."""
+        ...
+
+    def random_game(self, seed: int, players: int, **options: Any) -> Sequence[Any]:
+        """The events of a random legal game: test material and the demo's script."""
+        ...

@@ -1,0 +1,138 @@
+"""Tightrope's record events (docs/game-record.md): the corrections, and each event's line.
+
+`parse_event` turns one decoded line into a typed event; `event_to_json` is its inverse. Reading
+and writing whole record files is the application's (companion.record).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..base import Note, Undo, field_of, names_of, record_event, record_event_json, text_of
+from .rules import (
+    CardPlayed,
+    GameEvent,
+    GameStarted,
+    ScoringCard,
+    ScoringRevealed,
+    Variant,
+)
+
+# --- corrections: a play or a reveal was really another card ---------------------------------
+
+
+@dataclass(frozen=True)
+class PlayCorrected:
+    """The play of `seat` in trick `trick` of round `round` (0-based) was really `card`."""
+
+    round: int
+    trick: int
+    seat: int
+    card: int
+    at: str = ""
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class ScoringCorrected:
+    """The `index`-th scoring card revealed in round `round` (0-based) was really `card`."""
+
+    round: int
+    index: int
+    card: ScoringCard
+    at: str = ""
+    why: str = ""
+
+
+Correction = Undo | PlayCorrected | ScoringCorrected
+RecordEvent = GameEvent | Correction | Note
+
+
+# --- decoding -------------------------------------------------------------------------------
+
+
+def _scoring(obj: dict[str, Any], what: str) -> ScoringCard:
+    return ScoringCard.parse(field_of(obj, "card", str, what))
+
+
+def _game_started(obj: dict[str, Any]) -> GameStarted:
+    players = names_of(obj, "game_started")
+    first_dealer = field_of(obj, "first_dealer", int, "game_started") if "first_dealer" in obj \
+        else 0
+    variant = obj.get("variant", {})
+    if not isinstance(variant, dict):
+        raise ValueError('"variant" of game_started must be an object')
+    flags = {}
+    for key in ("tactical", "simultaneous"):
+        flags[key] = variant.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise ValueError(f'variant "{key}" must be true or false')
+    unknown = set(variant) - set(flags)
+    if unknown:
+        raise ValueError(f"unknown variant {sorted(unknown)[0]!r}")
+    return GameStarted(players, first_dealer, Variant(**flags))
+
+
+def parse_event(obj: Any) -> RecordEvent:
+    """Decode one record line's JSON value. Raises ValueError (RuleError for a bad setup)."""
+    if not isinstance(obj, dict):
+        raise ValueError("an event is a JSON object")
+    shared = record_event(obj)
+    if shared is not None:
+        return shared
+    kind = obj.get("type")
+    match kind:
+        case "game_started":
+            return _game_started(obj)
+        case "scoring_revealed":
+            return ScoringRevealed(_scoring(obj, kind))
+        case "card_played":
+            return CardPlayed(field_of(obj, "seat", int, kind), field_of(obj, "card", int, kind))
+        case "play_corrected":
+            r, t, s, c = (field_of(obj, k, int, kind) for k in ("round", "trick", "seat", "card"))
+            return PlayCorrected(r, t, s, c, text_of(obj, "at"), text_of(obj, "why"))
+        case "scoring_corrected":
+            r, i = (field_of(obj, k, int, kind) for k in ("round", "index"))
+            return ScoringCorrected(r, i, _scoring(obj, kind), text_of(obj, "at"),
+                                    text_of(obj, "why"))
+        case None:
+            raise ValueError('an event needs a "type"')
+        case _:
+            raise ValueError(f"unknown event type {json.dumps(kind)}")
+
+
+def event_to_json(event: RecordEvent) -> dict[str, Any]:
+    """The record form of an event (inverse of parse_event)."""
+    shared = record_event_json(event)
+    if shared is not None:
+        return shared
+    match event:
+        case GameStarted():
+            return {
+                "type": "game_started",
+                "players": list(event.players),
+                "first_dealer": event.first_dealer,
+                "variant": {
+                    "tactical": event.variant.tactical,
+                    "simultaneous": event.variant.simultaneous,
+                },
+            }
+        case ScoringRevealed():
+            return {"type": "scoring_revealed", "card": str(event.card)}
+        case CardPlayed():
+            return {"type": "card_played", "seat": event.seat, "card": event.card}
+        case PlayCorrected():
+            return {"type": "play_corrected", "round": event.round, "trick": event.trick,
+                    "seat": event.seat, "card": event.card, "at": event.at, "why": event.why}
+        case ScoringCorrected():
+            return {"type": "scoring_corrected", "round": event.round, "index": event.index,
+                    "card": str(event.card), "at": event.at, "why": event.why}
+    raise TypeError(f"not a record event: {event!r}")
+
+
+__all__ = [
+    "Undo", "PlayCorrected", "ScoringCorrected", "Note", "Correction", "RecordEvent",
+    "parse_event", "event_to_json",
+]
