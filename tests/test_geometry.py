@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vision.geometry import READ_H, READ_W, Box, box_of_quad, iou, rectify, turned
+from vision.geometry import READ_H, READ_W, Box, box_of_quad, covered, iou, rectify, turned
 
 
 @given(cx=st.floats(-500, 2000), cy=st.floats(-500, 2000), w=st.floats(10, 300),
@@ -69,3 +69,14 @@ def test_iou_of_quads():
     assert iou(a, a) == pytest.approx(1.0)
     assert iou(a, a + 1000) == 0.0
     assert iou(a, a + np.float32([30, 0])) == pytest.approx(1 / 3, rel=1e-3)
+
+
+def test_covered_measures_a_box_against_the_union_of_cards():
+    """A box across two cards of a pile lies mostly inside neither, but inside both together."""
+    box = Box(100, 100, 60, 90, math.pi / 2).quad()
+    left = box - np.float32([30, 0])
+    right = box + np.float32([30, 0])
+    assert covered(box, []) == 0.0
+    assert covered(box, [left]) == pytest.approx(0.5, abs=0.05)
+    assert covered(box, [left, right]) == pytest.approx(1.0, abs=0.05)
+    assert covered(box, [box + 1000]) == 0.0

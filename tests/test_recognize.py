@@ -13,11 +13,11 @@ import pytest
 from vision.cards import DEFAULT_STYLE, render_face
 from vision.detect import Detector, FrameError
 from vision.evaluate import Tally, score_frame, truth_of
-from vision.geometry import READ_H, READ_W, rectify
+from vision.geometry import READ_H, READ_W, Box, rectify
 from vision.read import CardImageError, Reader
-from vision.recognize import look_at, recognize
+from vision.recognize import look_at, part_of_a_card, recognize
 from vision.sim.scene import Conditions, Placement, render_frame
-from vision.types import CardId
+from vision.types import CardId, Reading
 
 UNSEEN = Path(__file__).parent / "fixtures" / "unseen"
 
@@ -119,3 +119,16 @@ def test_bad_input_is_refused_in_one_line(reader, detector):
         detector.find(np.zeros((8, 8, 3), np.uint8))
     with pytest.raises(FrameError):
         detector.find(np.zeros((100, 100), np.uint8))
+
+
+def test_an_unsure_box_across_a_pile_of_read_cards_is_no_card():
+    """The red half of a value card and the zero across it, boxed together and read unsure, are
+    the cards already read, not one more (a phantom the table would be asked to name)."""
+    value = Box(100, 100, 60, 90, 0).quad()
+    zero = value + np.float32([0, 45])
+    across = value + np.float32([0, 25])
+    unsure = Reading("unknown", None, None, 0.69, ((CardId("scoring", 0, "blue"), 0.69),))
+    assert part_of_a_card(unsure, across, [value, zero])
+    assert not part_of_a_card(unsure, across, [value])  # half of it lies on the table
+    sure = Reading.of(CardId("scoring", 6), 0.99, ((CardId("scoring", 6), 0.99),), 0.98)
+    assert not part_of_a_card(sure, across, [value, zero])  # a sure read is a card

@@ -110,11 +110,25 @@ def iou(q1: np.ndarray, q2: np.ndarray) -> float:
     return float(inter / max(union, 1e-6))
 
 
-def inside(q1: np.ndarray, q2: np.ndarray) -> float:
-    """The fraction of convex quad q1's area that lies inside convex quad q2."""
-    a, b = order_around(q1), order_around(q2)
-    inter, _ = cv2.intersectConvexConvex(a, b)
-    return float(inter / max(cv2.contourArea(a), 1e-6))
+def covered(q: np.ndarray, others: list[np.ndarray], cell: float = 2.0) -> float:
+    """The fraction of quad q's area that the union of `others` covers (rasterised at `cell`
+    px: a box across two cards of a pile is covered by neither alone)."""
+    if not others:
+        return 0.0
+    x, y, w, h = cv2.boundingRect(np.asarray(q, np.float32))
+    size = (max(1, math.ceil(h / cell)), max(1, math.ceil(w / cell)))
+
+    def mask(quad: np.ndarray) -> np.ndarray:
+        m = np.zeros(size, np.uint8)
+        pts = ((np.asarray(quad, np.float32) - (x, y)) / cell).round().astype(np.int32)
+        cv2.fillConvexPoly(m, order_around(pts.astype(np.float32)).astype(np.int32), 1)
+        return m
+
+    own = mask(q)
+    union = np.zeros(size, np.uint8)
+    for other in others:
+        union |= mask(other)
+    return float((own & union).sum() / max(int(own.sum()), 1))
 
 
 def card_width(quad: np.ndarray) -> float:

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.detect import Detection, Detector
-from vision.geometry import inside, iou, rectify, turned
+from vision.geometry import covered, iou, rectify, turned
 from vision.read import Look, Reader
 from vision.types import Reading
 
 SAME_BOX = 0.5      # boxes overlapping more than this are one card
 SAME_CARD = 1.2     # one card read twice within this many card widths is one card
 NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no card
-PART_OF = 0.7       # an unsure box this much inside a surely read card is a part of that card
+PART_OF = 0.7       # an unsure box this much inside surely read cards is a part of them
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,9 @@ def distinct(found: list[Detection]) -> list[Detection]:
 
 
 def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -> bool:
-    """An unsure read of a box lying inside a card read surely: a part of that card (the red
-    half of a value card under a zero looks like a red zero), not a card of its own."""
-    return reading.card is None and any(inside(quad, q) >= PART_OF for q in sure)
+    """An unsure read of a box lying inside cards read surely: a part of them (the red half of a
+    value card under a zero looks like a red zero; a box across a pile), not a card of its own."""
+    return reading.card is None and covered(quad, sure) >= PART_OF
 
 
 def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
