@@ -1,6 +1,6 @@
 # Two commands do all set-up on a fresh machine:
 #   make demo   the main job (a simulated game through the real pipeline)
-#   make test   ruff + the whole test suite (creates .venv, installs what the tests need)
+#   make test   ruff, mypy + the whole test suite (creates .venv, installs what the tests need)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -22,6 +22,7 @@ tools:
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 test: $(STAMP) tools lint
 	$(PY) -m pytest

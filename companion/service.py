@@ -327,7 +327,7 @@ class Companion:
                          teach_dir=cfg.data_dir / "teach", allowed_hosts=cfg.allowed_hosts,
                          zones_path=self.zones_path, on_zones_saved=self.zones_saved,
                          on_deck_taught=self.deck_taught, cards_in_view=self.cards_in_view,
-                         lessons=self.lessons,
+                         lessons=self.lessons, teach=_teach,
                          join_urls=lambda: self.urls)
         host = self.options.host or cfg.host
         port = self.options.port or cfg.port
@@ -404,3 +404,10 @@ def _record_events(path: Path) -> list[Any] | None:
 
 def _note(message: str) -> None:
     print(f"tightrope-companion: {message}", file=sys.stderr, flush=True)
+
+
+def _teach(folder: str, deck: str) -> int:
+    """`teach FOLDER --out DECK` for the web's Setup page (vision is loaded only then)."""
+    from vision.cli import teach_main
+
+    return teach_main(folder, deck)

@@ -695,9 +695,7 @@ def test_preset_hash_from_the_config(tmp_path: Path) -> None:
         PinStore(tmp_path / "pin", preset_hash="md5$abc")
 
 
-def test_teach_run_uses_the_vision_teacher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.cli
-
+def test_teach_run_uses_the_companion_s_teacher(tmp_path: Path) -> None:
     calls: list[tuple[str, str]] = []
 
     def fake_teach(folder: str, out: str) -> int:
@@ -705,8 +703,8 @@ def test_teach_run_uses_the_vision_teacher(tmp_path: Path, monkeypatch: pytest.M
         Path(out).write_bytes(b"deck")
         return 0
 
-    monkeypatch.setattr(vision.cli, "teach_main", fake_teach)
     env = Env(tmp_path, camera=FakeCamera(jpeg()))
+    env.app.extensions["tightrope"].teach = fake_teach  # the companion's reader
     (tmp_path / "teach").mkdir()
     for name in TEACH_CARDS:
         cv2.imwrite(str(tmp_path / "teach" / f"{name}.png"), np.zeros((8, 8, 3), np.uint8))

@@ -69,6 +69,7 @@ class WebContext:
     zones_path: Path | None = None
     on_zones_saved: Any = None   # () -> None: the companion watches with the new zones
     on_deck_taught: Any = None   # (deck path) -> None: the companion reads with the new deck
+    teach: Any = None            # (photo folder, deck path) -> exit code: learn a deck
     cards_in_view: Any = None    # () -> [card JSON]: what the camera sees now (zones page)
     join_urls: Any = None        # () -> [url]: where phones open this page (Setup's QR code)
     lessons: Any = None          # companion.lessons.Lessons: the cards the table taught
@@ -94,7 +95,7 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
                heartbeat: float = 15.0, on_zones_saved: Any = None,
                on_deck_taught: Any = None, cards_in_view: Any = None,
                allowed_hosts: Iterable[str] = (), join_urls: Any = None,
-               lessons: Any = None) -> Flask:
+               lessons: Any = None, teach: Any = None) -> Flask:
     """The web app. `zones_path` defaults to zones.json in the data dir (photo_dir's parent);
     `max_streams` caps live SSE connections (keep it below the server's thread count);
     `allowed_hosts` are names of this Pi beyond its own (web.allowed_hosts)."""
@@ -112,12 +113,12 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
     app.wsgi_app = HostCheck(app.wsgi_app)  # type: ignore[method-assign]
     photo_dir = Path(photo_dir)
     app.extensions["tightrope"] = WebContext(
-        referee, store, photo_dir, pin_store, camera,
-        Path(teach_dir) if teach_dir else None,
-        Path(zones_path) if zones_path else photo_dir.parent / "zones.json",
-        on_zones_saved, on_deck_taught, cards_in_view, join_urls, lessons, max_streams,
-        heartbeat,
-        host_names=HostNames(allowed_hosts),
+        referee, store, photo_dir, pin_store, camera=camera,
+        teach_dir=Path(teach_dir) if teach_dir else None,
+        zones_path=Path(zones_path) if zones_path else photo_dir.parent / "zones.json",
+        on_zones_saved=on_zones_saved, on_deck_taught=on_deck_taught, teach=teach,
+        cards_in_view=cards_in_view, join_urls=join_urls, lessons=lessons,
+        max_streams=max_streams, heartbeat=heartbeat, host_names=HostNames(allowed_hosts),
     )
     from . import api, camera_setup, pages
 

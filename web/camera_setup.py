@@ -139,10 +139,9 @@ def teach_run() -> Response:
     missing = [n for n in TEACH_CARDS if n not in set(captured())]
     if missing:
         raise Refused(f"{len(missing)} card photos are missing, first: {missing[0]}")
-    try:
-        from vision.cli import teach_main
-    except ImportError as err:
-        raise Refused(f"the vision teach tool is not installed ({err})") from None
+    teach_main = ctx().teach
+    if teach_main is None:
+        raise Refused("this companion cannot learn a deck (it has no card reader)")
     job: TeachJob = ctx().teach_job
     deck = folder.parent / "deck.npz"
     with job.lock:
