@@ -1,0 +1,117 @@
+"""Attacke's record lines (docs/game-record.md, "Attacke"), and folding a record into a game.
+
+`parse_event` turns one decoded line into a typed event; `event_to_json` is its inverse. An undo
+takes back the last game event still in effect; a note changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ..base import Note, RecordError, Undo, field_of, names_of, record_event, record_event_json
+from .rules import (
+    Card,
+    CardsPlayed,
+    Game,
+    GameEvent,
+    GameStarted,
+    NotStarted,
+    Passed,
+    RuleError,
+    Variant,
+)
+
+RecordEvent = GameEvent | Undo | Note
+
+
+def _game_started(obj: dict[str, Any]) -> GameStarted:
+    players = names_of(obj, "game_started")
+    first = field_of(obj, "first_player", int, "game_started") if "first_player" in obj else 0
+    variant = obj.get("variant", {})
+    if not isinstance(variant, dict):
+        raise ValueError('"variant" of game_started must be an object')
+    flags = {}
+    for key in ("persevering", "concealed"):
+        flags[key] = variant.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise ValueError(f'variant "{key}" must be true or false')
+    unknown = set(variant) - set(flags)
+    if unknown:
+        raise ValueError(f"unknown variant {sorted(unknown)[0]!r}")
+    return GameStarted(players, first, Variant(**flags))
+
+
+def _cards_played(obj: dict[str, Any]) -> CardsPlayed:
+    cards = field_of(obj, "cards", list, "cards_played") if "cards" in obj else []
+    if not all(isinstance(c, str) for c in cards):
+        raise ValueError('"cards" of cards_played must be a list of card names')
+    concealed = field_of(obj, "concealed", int, "cards_played") if "concealed" in obj else 0
+    return CardsPlayed(field_of(obj, "seat", int, "cards_played"),
+                       tuple(Card.parse(c) for c in cards), concealed)
+
+
+def parse_event(obj: Any) -> RecordEvent:
+    """Decode one record line's JSON value. Raises ValueError (RuleError for a bad setup)."""
+    if not isinstance(obj, dict):
+        raise ValueError("an event is a JSON object")
+    shared = record_event(obj)
+    if shared is not None:
+        return shared
+    kind = obj.get("type")
+    match kind:
+        case "game_started":
+            return _game_started(obj)
+        case "cards_played":
+            return _cards_played(obj)
+        case "passed":
+            return Passed(field_of(obj, "seat", int, kind))
+        case None:
+            raise ValueError('an event needs a "type"')
+    raise ValueError(f"unknown event type {json.dumps(kind)}")
+
+
+def event_to_json(event: RecordEvent) -> dict[str, Any]:
+    """The record form of an event (inverse of parse_event)."""
+    shared = record_event_json(event)
+    if shared is not None:
+        return shared
+    match event:
+        case GameStarted():
+            return {"type": "game_started", "players": list(event.players),
+                    "first_player": event.first_player,
+                    "variant": {"persevering": event.variant.persevering,
+                                "concealed": event.variant.concealed}}
+        case CardsPlayed():
+            line: dict[str, Any] = {"type": "cards_played", "seat": event.seat,
+                                    "cards": [str(c) for c in event.cards]}
+            if event.concealed:
+                line["concealed"] = event.concealed
+            return line
+        case Passed():
+            return {"type": "passed", "seat": event.seat}
+    raise TypeError(f"not a record event: {event!r}")
+
+
+def fold_record(numbered: Iterable[tuple[int, RecordEvent]]) -> Game:
+    """The game of (line number, event) pairs; what the rules refuse is a RecordError on its
+    line."""
+    game: Game | None = None
+    for number, event in numbered:
+        try:
+            if isinstance(event, Note):
+                continue
+            if game is None:
+                if not isinstance(event, GameStarted):
+                    raise NotStarted("a record begins with game_started")
+                game = Game(event)
+            elif isinstance(event, Undo):
+                game.undo()
+            else:
+                game.apply(event)
+        except RuleError as err:
+            raise RecordError(str(err), number) from None
+    if game is None:
+        raise RecordError("the record holds no game_started event")
+    return game
