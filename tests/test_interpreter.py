@@ -203,6 +203,20 @@ def test_any_legal_card_may_be_given_and_an_illegal_one_is_refused():
     assert t.game.trick_plays[0].card == 49
 
 
+def test_a_scoring_card_already_revealed_this_round_is_refused_as_an_answer():
+    """Refused in one line, not taken and asked again for ever."""
+    t = Table()
+    reveal_and_play(t, 5, [10, 20, 30])
+    t.take(2, 3, 4)
+    track = t.lay("scoring", unsure((scoring(6), 0.5), (scoring(9), 0.4)))
+    t.wait(SCORING_SETTLE_S)
+    with pytest.raises(AnswerError, match="R5: the 5 was already revealed this round"):
+        t.answer(f"card:{track}", "scoring:5")
+    assert f"card:{track}" in t.questions  # still asked, nothing taken
+    t.answer(f"card:{track}", "scoring:9")
+    assert t.game.trick_value == 9
+
+
 def test_a_scoring_card_seen_only_after_the_plays_is_asked_never_assumed():
     t = Table()
     for seat in _order(t):  # the scoring card was not seen before the plays

@@ -4,6 +4,7 @@ split, held-out layouts and tables), the simulator's own deck, and single crops.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -132,3 +133,15 @@ def test_an_unsure_box_across_a_pile_of_read_cards_is_no_card():
     assert not part_of_a_card(unsure, across, [value])  # half of it lies on the table
     sure = Reading.of(CardId("scoring", 6), 0.99, ((CardId("scoring", 6), 0.99),), 0.98)
     assert not part_of_a_card(sure, across, [value, zero])  # a sure read is a card
+
+
+def test_a_box_smaller_than_a_card_inside_one_is_part_of_it_however_it_reads():
+    """The red half of a value card, boxed with the white half of the zero across it, reads
+    surely as a red zero: but the box is smaller than a card and lies in the value card's."""
+    value = Box(100, 100, 75, 116, math.pi / 2).quad()
+    half = Box(104, 134, 59, 90, math.pi / 2).quad()
+    red_zero = Reading.of(CardId("scoring", 0, "red"), 0.997,
+                          ((CardId("scoring", 0, "red"), 0.997),), 0.98)
+    assert part_of_a_card(red_zero, half, [value])
+    assert not part_of_a_card(red_zero, value + np.float32([0, 58]), [value])  # a whole card
+    assert not part_of_a_card(red_zero, value, [value])  # itself

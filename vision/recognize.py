@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.detect import Detection, Detector
@@ -20,6 +21,7 @@ SAME_BOX = 0.5      # boxes overlapping more than this are one card
 SAME_CARD = 1.2     # one card read twice within this many card widths is one card
 NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no card
 PART_OF = 0.7       # an unsure box this much inside surely read cards is a part of them
+SMALLER = 0.8       # ... and a box of less than this card's area this much inside it, too
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,15 @@ def distinct(found: list[Detection]) -> list[Detection]:
 
 
 def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -> bool:
-    """An unsure read of a box lying inside cards read surely: a part of them (the red half of a
-    value card under a zero looks like a red zero; a box across a pile), not a card of its own."""
-    return reading.card is None and covered(quad, sure) >= PART_OF
+    """A box that is a part of cards read surely, not a card of its own: read unsure and lying
+    inside them (a box across a pile), or smaller than a card and lying inside one, however it
+    reads (the red half of a value card under a zero, boxed with the zero's white half, reads
+    as a red zero)."""
+    if reading.card is None:
+        return covered(quad, sure) >= PART_OF
+    area = cv2.contourArea(np.asarray(quad, np.float32))
+    return any(area < SMALLER * cv2.contourArea(np.asarray(q, np.float32))
+               and covered(quad, [q]) >= PART_OF for q in sure)
 
 
 def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
@@ -60,12 +68,14 @@ def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
     twice kept once (the surer read)."""
     seen: list[Seen] = []
     order = sorted(range(len(found)), key=lambda i: -looks[i].reading.confidence)
+    sure = [found[i].quad for i in order if looks[i].reading.card is not None
+            and looks[i].no_card < NOT_A_CARD]
     for i in order:
         look, det = looks[i], found[i]
         if look.no_card >= NOT_A_CARD:
             continue
         s = Seen(look.reading, turned(det.quad, look.turns), det.score)
-        if part_of_a_card(s.reading, s.quad, [k.quad for k in seen if k.reading.card]):
+        if part_of_a_card(s.reading, det.quad, sure):
             continue
         if s.reading.card is not None and any(
                 k.reading.card == s.reading.card

@@ -185,12 +185,28 @@ class TableWatcher:
             else:
                 self._update(track, det, look)
         changes: list[Change] = []
+        for t in self._parts():  # a card seen later showed what this box really was
+            self._tracks.remove(t)
+            if t.committed is not None:
+                changes.append(Change("removed", t.committed, self.frame_index))
         for t in list(self._tracks):
             if id(t) not in seen:
                 changes += self._unseen(t, frame, motion)
             else:
                 changes += self._decide(t, frame)
         return changes
+
+    def _parts(self) -> list[_Track]:
+        """Tracks that are a part of other cards read surely (recognize.part_of_a_card): a box
+        born while the card it lies in was still under the hand."""
+        sure = [t for t in self._tracks if t.reading.card is not None]
+        parts = []
+        for t in self._tracks:
+            near = [o.det.quad for o in sure if o is not t
+                    and math.dist(o.center, t.center) < o.det.box.h]
+            if near and part_of_a_card(t.reading, t.det.quad, near):
+                parts.append(t)
+        return parts
 
     def _match(self, det: Detection, taken: set[int]) -> _Track | None:
         best, best_d = None, MATCH * det.box.w

@@ -317,6 +317,9 @@ class Interpreter:
             return
         if isinstance(stands, int) and isinstance(card.zone, int):
             _check(game, CardPlayed(card.zone, stands))
+        if isinstance(stands, ScoringCard) and card.round in (-1, game.round_index) \
+                and stands not in game.remaining_scoring():
+            raise AnswerError(f"R5: the {label(stands)} was already revealed this round")
         card.named, card.refused = stands, ""
 
     def _name_missing(self, key: str, stands: Stands | None, game: Game, choice: str,
