@@ -98,6 +98,34 @@ def names_of(obj: dict[str, Any], what: str) -> tuple[str, ...]:
     return tuple(players)
 
 
+def flags_of(obj: dict[str, Any], keys: tuple[str, ...], what: str) -> dict[str, bool]:
+    """The variant object of a game_started line: each of `keys` true or false, default false."""
+    variant = obj.get("variant", {})
+    if not isinstance(variant, dict):
+        raise ValueError(f'"variant" of {what} must be an object')
+    flags = {}
+    for key in keys:
+        flags[key] = variant.get(key, False)
+        if not isinstance(flags[key], bool):
+            raise ValueError(f'variant "{key}" must be true or false')
+    unknown = set(variant) - set(keys)
+    if unknown:
+        raise ValueError(f"unknown variant {sorted(unknown)[0]!r}")
+    return flags
+
+
+def seating_fault(players: tuple[str, ...], seats: range, title: str) -> str | None:
+    """Why these players cannot sit down to the game, or None."""
+    n = len(players)
+    if n not in seats:
+        return f"{title} is for {seats[0]} to {seats[-1]} players, not {n}"
+    if any(not isinstance(p, str) or not p.strip() for p in players):
+        return "every player needs a name"
+    if len(set(players)) != n:
+        return "two players have the same name"
+    return None
+
+
 # --- the protocol -------------------------------------------------------------------------------
 
 
@@ -132,7 +160,8 @@ class GameSpec(Protocol):
         ...
 
     def fold(self, events: Iterable[Any]) -> Scoresheet:
-        """The game a record describes, corrections applied; a RuleError names what breaks."""
+        """The game of a record's (line, event) pairs, corrections applied; a RecordError
+        names the line the rules refuse."""
         ...
 
     def replay_json(self, game: Any) -> dict[str, Any]:

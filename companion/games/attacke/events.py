@@ -10,7 +10,16 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..base import Note, RecordError, Undo, field_of, names_of, record_event, record_event_json
+from ..base import (
+    Note,
+    RecordError,
+    Undo,
+    field_of,
+    flags_of,
+    names_of,
+    record_event,
+    record_event_json,
+)
 from .rules import (
     Card,
     CardsPlayed,
@@ -29,17 +38,7 @@ RecordEvent = GameEvent | Undo | Note
 def _game_started(obj: dict[str, Any]) -> GameStarted:
     players = names_of(obj, "game_started")
     first = field_of(obj, "first_player", int, "game_started") if "first_player" in obj else 0
-    variant = obj.get("variant", {})
-    if not isinstance(variant, dict):
-        raise ValueError('"variant" of game_started must be an object')
-    flags = {}
-    for key in ("persevering", "concealed"):
-        flags[key] = variant.get(key, False)
-        if not isinstance(flags[key], bool):
-            raise ValueError(f'variant "{key}" must be true or false')
-    unknown = set(variant) - set(flags)
-    if unknown:
-        raise ValueError(f"unknown variant {sorted(unknown)[0]!r}")
+    flags = flags_of(obj, ("persevering", "concealed"), "game_started")
     return GameStarted(players, first, Variant(**flags))
 
 

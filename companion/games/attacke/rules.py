@@ -153,14 +153,10 @@ class GameStarted:
     variant: Variant = Variant()
 
     def __post_init__(self) -> None:
-        n = len(self.players)
-        if n not in SEATS:
-            raise BadSetup(f"Attacke is for {SEATS[0]} to {SEATS[-1]} players, not {n}")
-        if any(not isinstance(p, str) or not p.strip() for p in self.players):
-            raise BadSetup("every player needs a name")
-        if len(set(self.players)) != n:
-            raise BadSetup("two players have the same name")
-        if not 0 <= self.first_player < n:
+        fault = base.seating_fault(self.players, SEATS, "Attacke")
+        if fault:
+            raise BadSetup(fault)
+        if not 0 <= self.first_player < len(self.players):
             raise BadSetup(f"first player {self.first_player} is not a seat")
 
     @property

@@ -10,7 +10,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import Note, Undo, field_of, names_of, record_event, record_event_json, text_of
+from ..base import (
+    Note,
+    Undo,
+    field_of,
+    flags_of,
+    names_of,
+    record_event,
+    record_event_json,
+    text_of,
+)
 from .rules import (
     CardPlayed,
     GameEvent,
@@ -61,17 +70,7 @@ def _game_started(obj: dict[str, Any]) -> GameStarted:
     players = names_of(obj, "game_started")
     first_dealer = field_of(obj, "first_dealer", int, "game_started") if "first_dealer" in obj \
         else 0
-    variant = obj.get("variant", {})
-    if not isinstance(variant, dict):
-        raise ValueError('"variant" of game_started must be an object')
-    flags = {}
-    for key in ("tactical", "simultaneous"):
-        flags[key] = variant.get(key, False)
-        if not isinstance(flags[key], bool):
-            raise ValueError(f'variant "{key}" must be true or false')
-    unknown = set(variant) - set(flags)
-    if unknown:
-        raise ValueError(f"unknown variant {sorted(unknown)[0]!r}")
+    flags = flags_of(obj, ("tactical", "simultaneous"), "game_started")
     return GameStarted(players, first_dealer, Variant(**flags))
 
 

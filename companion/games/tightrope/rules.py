@@ -131,13 +131,10 @@ class GameStarted:
     variant: Variant = Variant()
 
     def __post_init__(self) -> None:
+        fault = base.seating_fault(self.players, SEATS, "Tightrope")
+        if fault:
+            raise BadSetup(fault)
         n = len(self.players)
-        if n not in SEATS:
-            raise BadSetup(f"Tightrope is for {SEATS[0]} to {SEATS[-1]} players, not {n}")
-        if any(not isinstance(p, str) or not p.strip() for p in self.players):
-            raise BadSetup("every player needs a name")
-        if len(set(self.players)) != n:
-            raise BadSetup("two players have the same name")
         if not isinstance(self.first_dealer, int) or not 0 <= self.first_dealer < n:
             raise BadSetup(f"first dealer {self.first_dealer} is not a seat 0..{n - 1}")
 
