@@ -8,9 +8,9 @@ replay view, deck and interpreter, and exposes one `GAME` object that satisfies 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 
 class RuleError(ValueError):
@@ -32,6 +32,53 @@ class RecordError(ValueError):
         self.detail = message
 
 
+E = TypeVar("E")
+
+
+class EventGame(Generic[E]):
+    """A game made by applying events to its start, one at a time: the log is the whole truth,
+    so undo is a replay of the log without its last event. A game supplies `__init__(start)`,
+    `check` and `apply`, and its own errors for an empty log and for nothing to undo."""
+
+    log: list[E]
+    not_started: ClassVar[type[RuleError]]
+    nothing_to_undo: ClassVar[type[RuleError]]
+
+    def __init__(self, start: Any) -> None:
+        raise NotImplementedError
+
+    def check(self, event: E) -> None:
+        """Would `apply` take the event now? Raises the RuleError naming the rule it breaks."""
+        raise NotImplementedError
+
+    def apply(self, event: E) -> object:
+        raise NotImplementedError
+
+    def is_legal(self, event: E) -> bool:
+        try:
+            self.check(event)
+        except RuleError:
+            return False
+        return True
+
+    def undo(self) -> E:
+        """Take back the last event (not the start) and return it."""
+        if len(self.log) < 2:
+            raise self.nothing_to_undo("there is no event to undo")
+        last = self.log[-1]
+        self.__dict__.update(type(self).replay(self.log[:-1]).__dict__)
+        return last
+
+    @classmethod
+    def replay(cls, events: Sequence[E]) -> Self:
+        if not events:
+            raise cls.not_started("a game begins with game_started")
+        game = cls(events[0])
+        for event in events[1:]:
+            game.apply(event)
+        return game
+
+
 # --- events about the record itself, the same in every game ---------------------------------
 
 
@@ -49,14 +96,23 @@ class Note:
     at: str = ""
 
 
-def record_event(obj: dict[str, Any]) -> Undo | Note | None:
-    """An undo or a note from its record line, or None for another type."""
-    match obj.get("type"):
+def parse_line(obj: Any, parsers: Mapping[str, Callable[[dict[str, Any]], Any]]) -> Any:
+    """One decoded record line as an event: an undo or a note, or the game's own `type`, decoded
+    by its parser. A ValueError in one line says why not."""
+    if not isinstance(obj, dict):
+        raise ValueError("an event is a JSON object")
+    kind = obj.get("type")
+    match kind:
         case "undo":
             return Undo(text_of(obj, "at"), text_of(obj, "why"))
         case "note":
             return Note(field_of(obj, "text", str, "note"), text_of(obj, "at"))
-    return None
+        case None:
+            raise ValueError('an event needs a "type"')
+    parser = parsers.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise ValueError(f"unknown event type {json.dumps(kind)}")
+    return parser(obj)
 
 
 def record_event_json(event: object) -> dict[str, Any] | None:

@@ -6,7 +6,6 @@ takes back the last game event still in effect; a note changes nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,7 +16,7 @@ from ..base import (
     field_of,
     flags_of,
     names_of,
-    record_event,
+    parse_line,
     record_event_json,
 )
 from .rules import (
@@ -51,24 +50,17 @@ def _cards_played(obj: dict[str, Any]) -> CardsPlayed:
                        tuple(Card.parse(c) for c in cards), concealed)
 
 
+PARSERS = {
+    "game_started": _game_started,
+    "cards_played": _cards_played,
+    "passed": lambda obj: Passed(field_of(obj, "seat", int, "passed")),
+}
+
+
 def parse_event(obj: Any) -> RecordEvent:
     """Decode one record line's JSON value. Raises ValueError (RuleError for a bad setup)."""
-    if not isinstance(obj, dict):
-        raise ValueError("an event is a JSON object")
-    shared = record_event(obj)
-    if shared is not None:
-        return shared
-    kind = obj.get("type")
-    match kind:
-        case "game_started":
-            return _game_started(obj)
-        case "cards_played":
-            return _cards_played(obj)
-        case "passed":
-            return Passed(field_of(obj, "seat", int, kind))
-        case None:
-            raise ValueError('an event needs a "type"')
-    raise ValueError(f"unknown event type {json.dumps(kind)}")
+    event: RecordEvent = parse_line(obj, PARSERS)
+    return event
 
 
 def event_to_json(event: RecordEvent) -> dict[str, Any]:

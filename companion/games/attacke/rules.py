@@ -225,8 +225,11 @@ class _Piles:
     hands: list[int] = field(default_factory=list)
 
 
-class Game:
+class Game(base.EventGame[GameEvent]):
     """A game of Attacke built by applying events. The one place its rules live."""
+
+    not_started = NotStarted
+    nothing_to_undo = NothingToUndo
 
     def __init__(self, setup: GameStarted) -> None:
         if not isinstance(setup, GameStarted):
@@ -268,31 +271,6 @@ class Game:
                               f"{self.setup.players[event.seat]}'s")
         if isinstance(event, CardsPlayed):
             self._check_play(event)
-
-    def is_legal(self, event: GameEvent) -> bool:
-        try:
-            self.check(event)
-        except RuleError:
-            return False
-        return True
-
-    def undo(self) -> GameEvent:
-        """Take back the last event (not the start) and return it."""
-        if len(self.log) < 2:
-            raise NothingToUndo("there is no event to undo")
-        last = self.log[-1]
-        rebuilt = Game.replay(self.log[:-1])
-        self.__dict__.update(rebuilt.__dict__)
-        return last
-
-    @classmethod
-    def replay(cls, events: list[GameEvent]) -> Game:
-        if not events or not isinstance(events[0], GameStarted):
-            raise NotStarted("a game begins with game_started")
-        game = cls(events[0])
-        for event in events[1:]:
-            game.apply(event)
-        return game
 
     # -- the rules ----------------------------------------------------------------------------
 

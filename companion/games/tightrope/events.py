@@ -6,7 +6,6 @@ and writing whole record files is the application's (companion.record).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +15,7 @@ from ..base import (
     field_of,
     flags_of,
     names_of,
-    record_event,
+    parse_line,
     record_event_json,
     text_of,
 )
@@ -74,32 +73,32 @@ def _game_started(obj: dict[str, Any]) -> GameStarted:
     return GameStarted(players, first_dealer, Variant(**flags))
 
 
+def _play_corrected(obj: dict[str, Any]) -> PlayCorrected:
+    r, t, s, c = (field_of(obj, k, int, "play_corrected") for k in ("round", "trick", "seat",
+                                                                     "card"))
+    return PlayCorrected(r, t, s, c, text_of(obj, "at"), text_of(obj, "why"))
+
+
+def _scoring_corrected(obj: dict[str, Any]) -> ScoringCorrected:
+    r, i = (field_of(obj, k, int, "scoring_corrected") for k in ("round", "index"))
+    return ScoringCorrected(r, i, _scoring(obj, "scoring_corrected"), text_of(obj, "at"),
+                            text_of(obj, "why"))
+
+
+PARSERS = {
+    "game_started": _game_started,
+    "scoring_revealed": lambda obj: ScoringRevealed(_scoring(obj, "scoring_revealed")),
+    "card_played": lambda obj: CardPlayed(field_of(obj, "seat", int, "card_played"),
+                                          field_of(obj, "card", int, "card_played")),
+    "play_corrected": _play_corrected,
+    "scoring_corrected": _scoring_corrected,
+}
+
+
 def parse_event(obj: Any) -> RecordEvent:
     """Decode one record line's JSON value. Raises ValueError (RuleError for a bad setup)."""
-    if not isinstance(obj, dict):
-        raise ValueError("an event is a JSON object")
-    shared = record_event(obj)
-    if shared is not None:
-        return shared
-    kind = obj.get("type")
-    match kind:
-        case "game_started":
-            return _game_started(obj)
-        case "scoring_revealed":
-            return ScoringRevealed(_scoring(obj, kind))
-        case "card_played":
-            return CardPlayed(field_of(obj, "seat", int, kind), field_of(obj, "card", int, kind))
-        case "play_corrected":
-            r, t, s, c = (field_of(obj, k, int, kind) for k in ("round", "trick", "seat", "card"))
-            return PlayCorrected(r, t, s, c, text_of(obj, "at"), text_of(obj, "why"))
-        case "scoring_corrected":
-            r, i = (field_of(obj, k, int, kind) for k in ("round", "index"))
-            return ScoringCorrected(r, i, _scoring(obj, kind), text_of(obj, "at"),
-                                    text_of(obj, "why"))
-        case None:
-            raise ValueError('an event needs a "type"')
-        case _:
-            raise ValueError(f"unknown event type {json.dumps(kind)}")
+    event: RecordEvent = parse_line(obj, PARSERS)
+    return event
 
 
 def event_to_json(event: RecordEvent) -> dict[str, Any]:

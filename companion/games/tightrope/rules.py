@@ -218,8 +218,11 @@ class _TrickInPlay:
     plays: list[Play] = field(default_factory=list)
 
 
-class Game:
+class Game(base.EventGame[GameEvent]):
     """A game of Tightrope built by applying events. The one place the rules live."""
+
+    not_started = NotStarted
+    nothing_to_undo = NothingToUndo
 
     def __init__(self, setup: GameStarted) -> None:
         if not isinstance(setup, GameStarted):
@@ -263,31 +266,6 @@ class Game:
             self._check_play(event.seat, event.card)
         else:
             raise TypeError(f"not a game event: {event!r}")
-
-    def is_legal(self, event: GameEvent) -> bool:
-        try:
-            self.check(event)
-        except RuleError:
-            return False
-        return True
-
-    def undo(self) -> GameEvent:
-        """Take back the last event (not the start) and return it."""
-        if len(self.log) < 2:
-            raise NothingToUndo("there is no event to undo")
-        last = self.log[-1]
-        rebuilt = Game.replay(self.log[:-1])
-        self.__dict__.update(rebuilt.__dict__)
-        return last
-
-    @classmethod
-    def replay(cls, events: list[GameEvent]) -> Game:
-        if not events:
-            raise NotStarted("a game begins with game_started")
-        game = cls(events[0])  # type: ignore[arg-type]
-        for event in events[1:]:
-            game.apply(event)
-        return game
 
     def _check_reveal(self, card: ScoringCard) -> None:
         trick = self._trick
