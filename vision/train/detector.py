@@ -20,7 +20,7 @@ import torch
 
 from vision.geometry import Box, iou
 from vision.train.data import DET_H, DET_W, MIN_VISIBLE, detector_shards
-from vision.train.nets import MEAN, STD, DetectorNet
+from vision.train.nets import MEAN, STD, DetectorNet, OneCycle
 
 STRIDE = 4
 PAD_H = 224  # DET_H padded to a multiple of 32
@@ -214,9 +214,7 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 12, bat
           file=sys.stderr, flush=True)
     model = DetectorNet().to(memory_format=torch.channels_last)
     steps = epochs * math.ceil(len(frames) / batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps,
-                                                pct_start=0.1)
+    train = OneCycle(model, lr=3e-3, weight_decay=1e-4, steps=steps)
     began = time.time()
     for epoch in range(epochs):
         model.train()
@@ -227,10 +225,7 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 12, bat
             with torch.autocast("cpu", dtype=torch.bfloat16):
                 out = model(x.contiguous(memory_format=torch.channels_last))
             loss = loss_of(out.float(), heat, ign, reg, pos)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
+            train.step(loss)
             total += loss.item() * len(x)
         stats = evaluate(model, cal_frames[:300], cal_boxes[:300], (0.3,))
         print(f"detector: epoch {epoch + 1}/{epochs} loss {total / len(frames):.4f} calib "

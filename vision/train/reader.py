@@ -20,7 +20,7 @@ import torch.nn.functional as F  # noqa: N812
 from vision.cards import ALL_CARDS
 from vision.read import fit_temperature, softmax
 from vision.train.data import N_CARDS, REJECT, load_reader_set
-from vision.train.nets import MEAN, STD, ReaderNet
+from vision.train.nets import MEAN, STD, OneCycle, ReaderNet
 
 N_CLASSES = REJECT + 1
 MAX_WRONG = 0.0005  # confidently wrong reads allowed on the calibration set (of all its crops)
@@ -119,9 +119,7 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
     xs, ys = torch.from_numpy(crops), torch.from_numpy(labels)
     model = ReaderNet(N_CLASSES).to(memory_format=torch.channels_last)
     steps = epochs * math.ceil(len(xs) / batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps,
-                                                pct_start=0.1)
+    train = OneCycle(model, lr=2e-3, weight_decay=5e-4, steps=steps)
     began = time.time()
     for epoch in range(epochs):
         model.train()
@@ -134,10 +132,7 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
             with torch.autocast("cpu", dtype=torch.bfloat16):
                 logits, _ = model(x)
             loss = F.cross_entropy(logits.float(), y, label_smoothing=0.02)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sched.step()
+            train.step(loss)
             total += loss.item() * len(idx)
         p = per_card(softmax(logits_of(model, cal_crops)))
         stats = evaluate(p, cal_labels, cal_visible, 0.5)
