@@ -171,12 +171,8 @@ class TableWatcher:
         batch = to_read[: self.max_reads]
         looks = self.reader.read([rectify(frame, d.quad) for d, _ in batch])
         self.stats["reads"] += len(batch)
-        sure = [t.quad for t in self._tracks if t.reading.card is not None] + [
-            d.quad for (d, _), look in zip(batch, looks, strict=True) if look.reading.card]
         for (det, track), look in zip(batch, looks, strict=True):
             if look.no_card >= NOT_A_CARD:
-                continue
-            if track is None and part_of_a_card(look.reading, det.quad, sure):
                 continue
             if track is None:
                 self._ids += 1
@@ -185,7 +181,7 @@ class TableWatcher:
             else:
                 self._update(track, det, look)
         changes: list[Change] = []
-        for t in self._parts():  # a card seen later showed what this box really was
+        for t in self._parts():  # the cards read around it show what this box really is
             self._tracks.remove(t)
             if t.committed is not None:
                 changes.append(Change("removed", t.committed, self.frame_index))
@@ -198,15 +194,10 @@ class TableWatcher:
 
     def _parts(self) -> list[_Track]:
         """Tracks that are a part of other cards read surely (recognize.part_of_a_card): a box
-        born while the card it lies in was still under the hand."""
+        across a pile, or one born while the card it lies in was still under the hand."""
         sure = [t for t in self._tracks if t.reading.card is not None]
-        parts = []
-        for t in self._tracks:
-            near = [o.det.quad for o in sure if o is not t
-                    and math.dist(o.center, t.center) < o.det.box.h]
-            if near and part_of_a_card(t.reading, t.det.quad, near):
-                parts.append(t)
-        return parts
+        return [t for t in self._tracks
+                if part_of_a_card(t.reading, t.det.quad, [o.det.quad for o in sure if o is not t])]
 
     def _match(self, det: Detection, taken: set[int]) -> _Track | None:
         best, best_d = None, MATCH * det.box.w
