@@ -232,6 +232,24 @@ def test_a_scoring_card_seen_only_after_the_plays_is_asked_never_assumed():
     assert t.game.trick_value == 7  # the late card waited and became trick 2's
 
 
+def test_an_unsure_late_scoring_card_named_by_its_best_guess_is_that_card():
+    """The person names the trick's scoring card as the late card's best guess: that physical
+    card is counted, not asked about again as the next trick's."""
+    t = Table()
+    for seat in _order(t):
+        t.lay(seat, sure(number(10 + seat)))
+    t.wait(2.5)  # more than SCORING_LATE_S
+    late = t.lay("scoring", unsure((scoring(7), 0.94), (scoring(1), 0.03)))
+    t.wait(SCORING_SETTLE_S)
+    q = t.questions["value:0:0"]
+    assert q.choices[0].id == "scoring:7" and q.track == late
+    t.answer(q.key, "scoring:7")
+    assert t.game.tricks_this_round[0].value == 7
+    assert not t.questions  # no question about the same card for trick 2
+    t.wait(SCORING_SETTLE_S)
+    assert not t.questions and t.game.trick_value is None
+
+
 def test_a_missed_scoring_card_is_asked_and_the_next_trick_catches_up_without_cascading():
     t = Table()
     plays = [t.lay(seat, sure(number(10 + seat))) for seat in _order(t)]

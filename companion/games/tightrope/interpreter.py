@@ -328,9 +328,9 @@ class Interpreter:
             self._waved[key] = self.table.arrivals
             return
         if isinstance(stands, ScoringCard):
-            late = self._late_row(game)
-            match = next((c for c in late if sure_card(c.reading) is not None
-                          and scoring_of(sure_card(c.reading)) == stands), None)  # type: ignore
+            # the late card the question offered as its best guess is that card, sure or not
+            match = next((c for c in self._late_row(game) if _best_guess(c.reading) == stands),
+                         None)
             if match is not None:
                 match.named = stands
             else:
@@ -733,12 +733,20 @@ def _choices(ranked: list[tuple[Any, float]], scoring: bool, none: str | None = 
     return tuple(out)
 
 
-def _read_as(reading: Reading | None) -> str:
+def _best_guess(reading: Reading | None) -> Stands | None:
+    """The card a reading ranks first, sure or not."""
     if reading is None or not reading.candidates:
+        return None
+    cand = reading.candidates[0][0]
+    return scoring_of(cand) or number_of(cand)
+
+
+def _read_as(reading: Reading | None) -> str:
+    shown = _best_guess(reading)
+    if shown is None:
         return "nothing"
-    cand, p = reading.candidates[0]
-    shown = scoring_of(cand) or number_of(cand)
-    return f"{label(shown)}, {p:.0%} sure" if shown is not None else "nothing"
+    assert reading is not None
+    return f"{label(shown)}, {reading.candidates[0][1]:.0%} sure"
 
 
 def _why(c: Card, game: Game, scoring: bool) -> str:
