@@ -151,6 +151,19 @@ def test_a_zero_and_its_value_card_apply_zero_first_whatever_order_they_arrive()
     assert t.game.trick_covered is Colour.BLUE
 
 
+def test_an_unsure_card_found_just_after_the_value_card_is_asked_before_the_trick_counts():
+    # a zero half under the value card is found a frame after it, and not read surely: the
+    # value card must not close the reveal without it
+    t = Table()
+    t.lay("scoring", sure(scoring(8)), dt=0.2)
+    track = t.lay("scoring", unsure((scoring(0, "blue"), 0.5), (scoring(0, "red"), 0.3)),
+                  dt=0.3)
+    t.wait(SCORING_SETTLE_S)
+    assert t.game.trick_value is None and f"card:{track}" in t.questions
+    t.answer(f"card:{track}", "scoring:blue0")
+    assert t.game.trick_scoring == (ScoringCard(0, Colour.BLUE), ScoringCard(8))
+
+
 def test_an_unsure_scoring_card_is_asked_with_every_card_left_ranked():
     t = Table()
     track = t.lay("scoring", unsure((scoring(6), 0.5), (scoring(9), 0.4)))

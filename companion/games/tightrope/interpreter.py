@@ -429,8 +429,11 @@ class Interpreter:
         if not row or (t - max(c.t for c in row) < SCORING_SETTLE_S - 1e-6
                        and not any(c.named is not None for c in row)):
             return []
-        # a person's answer first, then zeros (they lie across the value card: laid first)
-        return sorted(row, key=lambda c: (c.named is None, not _zero_read(c), c.order))
+        # a person's answer first, then zeros (they lie across the value card: laid first),
+        # then cards not read surely: any of them may be a zero, and the value card would close
+        # the reveal without it
+        return sorted(row, key=lambda c: (c.named is None, not _zero_read(c),
+                                          sure_card(c.reading) is not None, c.order))
 
     def _reveal(self, game: Game, t: float) -> Apply | None:
         for c in self._row_due(game, t):
