@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vision.types import CardId
+
 from .commands import CommandError, Flush, NewGame, Resolve, Seen
-from .games.tightrope.interpreter import number_of, scoring_of, sure_card
+from .games.tightrope.interpreter import card_id, number_of, scoring_of, sure_card
 from .games.tightrope.log import fold_record
 from .games.tightrope.person import answer
 from .games.tightrope.rules import Game, Trick
@@ -76,11 +79,13 @@ class WeakenedReader:
     """A reader made worse on purpose, to show what the referee does with worse reads. A card
     it reads surely is, for good (a re-read does not help): abstained on for 10 % of the
     cards, read unsure with a wrong best guess for another 10 %, and for 2 % named, sure, as
-    a card it read before (a card already played)."""
+    a card of its kind already played this round (R13's misplay: `played` gives them; a card
+    of an earlier round would be a legal card read wrong surely, which no rule can catch and
+    which the reader's own calibration answers for)."""
 
-    def __init__(self, reader: Any, seed: int = 0) -> None:
-        self.reader, self.seed = reader, seed
-        self.seen: list[Any] = []
+    def __init__(self, reader: Any, seed: int = 0,
+                 played: Callable[[], list[CardId]] = list) -> None:
+        self.reader, self.seed, self.played = reader, seed, played
 
     def read(self, crops: list[Any]) -> list[Any]:
         import random
@@ -103,13 +108,21 @@ class WeakenedReader:
                 rest = [(c, p) for c, p in r.candidates if c not in (wrong, r.card)]
                 r = Reading("unknown", None, None, 0.45,
                             ((wrong, 0.45), (r.card, 0.4), *rest), r.line)
-            elif x < 0.22 and [c for c in self.seen if c != r.card]:
-                other = rng.choice([c for c in self.seen if c != r.card])
+            elif x < 0.22 and (played := [c for c in self.played()
+                                           if c.kind == r.card.kind and c != r.card]):
+                other = rng.choice(played)
                 r = Reading.of(other, 0.999, ((other, 0.999),), r.line)
-            elif r.card not in self.seen:
-                self.seen.append(r.card)
             out.append(look._replace(reading=r))
         return out
+
+
+def played_this_round(game: Game | None) -> list[CardId]:
+    """The cards the game counts as played or revealed this round."""
+    if game is None or game.game_over:
+        return []
+    plays = [p.card for t in game.tricks_this_round for p in t.plays]
+    plays += [p.card for p in game.trick_plays]
+    return [card_id(s) for s in (*plays, *game.revealed)]
 
 
 def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
@@ -119,6 +132,8 @@ def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
         store = Store(Path(tmp) / "eval.db")
         referee = Referee(store)
         referee.handle(NewGame(true.setup))
+        if isinstance(watcher.reader, WeakenedReader):
+            watcher.reader.played = lambda: played_this_round(referee.game)
         source.open()
         began = time.perf_counter()
         while True:
