@@ -294,6 +294,23 @@ def test_a_card_laid_out_of_turn_waits_then_asks_for_the_one_not_seen():
     assert [p.card for p in t.game.trick_plays] == [12, 33]
 
 
+def test_an_unsure_box_in_a_later_seat_s_place_does_not_say_the_seats_before_it_played():
+    # a glare on dark wood, boxed in the last seat's place and read unsure as a red zero, stood
+    # for a card laid out of turn: the seats before it were asked for cards they had not laid
+    t = Table()
+    t.lay("scoring", sure(scoring(6)))
+    t.wait(SCORING_SETTLE_S)
+    first, second, last = _order(t)
+    glare = t.lay(last, unsure((scoring(0, "red"), 0.27), (number(17), 0.1)))
+    t.lay(first, sure(number(12)))
+    t.wait(2 * TURN_GRACE_S)
+    assert f"play:0:0:{second}" not in t.questions  # not asked for: nothing says it was laid
+    t.lay(second, sure(number(33)))
+    assert [p.card for p in t.game.trick_plays] == [12, 33]
+    assert f"card:{glare}" in t.questions  # the box itself is asked about, "not a card" offered
+    assert t.questions[f"card:{glare}"].choices[-1].id == "none"
+
+
 def test_cards_lying_there_at_a_restart_are_the_game_s_own_cards():
     t = Table()
     reveal_and_play(t, 3, [7, 28, 36])

@@ -555,7 +555,9 @@ class Interpreter:
                                                    none="Not a card"),
                         None, seat, r, k, c.track, "number"))
                 continue
-            later = [c for c in waiting if c.zone in _after(game, seat)]
+            # a later seat's card says this seat played before it, if it reads as a number
+            # card: a glare or a shadow boxed in that place says nothing
+            later = [c for c in waiting if c.zone in _after(game, seat) and _a_number(c)]
             plays = self._trick_cards(game)
             cleared = bool(plays) and not any(p.present for p in plays)
             if cleared or any(t - c.t >= TURN_GRACE_S for c in later):
@@ -714,6 +716,14 @@ def _is(card: CardId | None, stands: Stands) -> bool:
     if card is None:
         return False
     return (scoring_of(card) if isinstance(stands, ScoringCard) else number_of(card)) == stands
+
+
+def _a_number(c: Card) -> bool:
+    """Named, or read surely, as a number card."""
+    if c.named is not None:
+        return isinstance(c.named, int)
+    read = sure_card(c.reading)
+    return read is not None and read.kind == "number"
 
 
 def _zero_read(c: Card) -> bool:
