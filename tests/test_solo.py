@@ -1,11 +1,17 @@
 """Solo Tightrope with playing cards (docs/rules-solo.md): every sentence of the sheet and every
-ruling, worked through."""
+ruling, worked through; the odds against a brute-force count."""
 
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
+from itertools import combinations
+from math import comb
 
 import pytest
+from companion.games.solo.odds import mission_chance, open_chances, totals
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.games.solo.cards import (
     CARD_NAMES,
@@ -464,3 +470,53 @@ def test_a_card_of_each_deck_may_share_a_name():
     g = game()
     g.apply(MissionPlayed(Spot.LOW_LEFT, C("7H"), C("7H", "2C", "3C")))  # the Opponent's 7H
     assert g.missions[0].scoring.double_agents == C("7H")
+
+
+# --- the odds -------------------------------------------------------------------------------------
+
+
+def test_the_odds_of_two_cards_against_three_hidden_informants():
+    g = game()
+    no_ten_nor_nine = Fraction(comb(32, 3), comb(40, 3))
+    assert mission_chance(g, C("10S", "9S"), Spot.LOW_LEFT) == no_ten_nor_nine
+    with_a_queen = Fraction(comb(32, 3) + 8 * comb(32, 2), comb(40, 3))  # one match: cancelled
+    assert mission_chance(g, C("10S", "9S", "QS"), Spot.LOW_LEFT) == with_a_queen
+    assert open_chances(g, C("10S", "9S")) == {s: no_ten_nor_nine for s in g.open_spots()}
+
+
+def test_a_jacks_reveal_changes_the_odds():
+    g = game()
+    g.apply(JackPlayed(Card.parse("JS"), Card.parse("10H")))
+    assert mission_chance(g, C("10S", "9S"), Spot.LOW_LEFT) == 0  # the 10S is a double agent
+    assert mission_chance(g, C("10S", "9S", "QS"), Spot.LOW_LEFT) == Fraction(
+        comb(32, 2), comb(39, 2))  # the queen cancels the 10H if no 10 or 9 is hidden
+
+
+def test_informants_known_by_elimination_make_the_odds_certain():
+    g = game()
+    redraw_one_by_one(g, 40)
+    assert mission_chance(g, C("AS"), Spot.LOW_LEFT) == 0
+    assert totals(C("AS", "KS"), g.opponent.deduced, [], 0, Variant()) == {0: 1}
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), variant=st.builds(Variant, st.booleans(), st.booleans()))
+def test_the_odds_are_a_count_over_every_set_of_hidden_informants(data, variant):
+    """The rank-count enumeration against the plain one: every subset of the pool alike."""
+    ranks = st.sampled_from(sorted(OPPONENT_DECK)[:12])  # aces to threes: many matches
+    pool = data.draw(st.lists(ranks, min_size=1, max_size=8, unique=True))
+    hidden = data.draw(st.integers(0, min(4, len(pool))))
+    rest = sorted(set(OPPONENT_DECK) - set(pool))
+    known = data.draw(st.lists(st.sampled_from(rest[:6]), max_size=2, unique=True))
+    hand = sorted(REBELS_DECK)[:12] + [c for c in REBELS_DECK if c.rank > 10 or not c.rank]
+    cards = data.draw(st.lists(st.sampled_from(hand), min_size=1, max_size=5, unique=True))
+    counted: Counter[int] = Counter(score(cards, (*known, *drawn), variant).total
+                                    for drawn in combinations(pool, hidden))
+    n = comb(len(pool), hidden)
+    assert totals(cards, known, pool, hidden, variant) == {
+        t: Fraction(k, n) for t, k in sorted(counted.items())}
+
+
+def test_the_odds_refuse_more_hidden_informants_than_cards():
+    with pytest.raises(ValueError, match="3 hidden informants cannot come from 2 cards"):
+        totals(C("AS"), (), C("2C", "3C"), 3, Variant())
