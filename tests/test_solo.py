@@ -1,18 +1,22 @@
 """Solo Tightrope with playing cards (docs/rules-solo.md): every sentence of the sheet and every
-ruling, worked through; the odds against a brute-force count."""
+ruling, worked through; the odds against a brute-force count; properties of random games."""
 
 from __future__ import annotations
 
+import json
+import random
 from collections import Counter
 from fractions import Fraction
 from itertools import combinations
 from math import comb
 
 import pytest
-from companion.games.solo.odds import mission_chance, open_chances, totals
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.cli import main
+from companion.games import GAMES, game_named
+from companion.games.base import Note, RecordError, Undo
 from companion.games.solo.cards import (
     CARD_NAMES,
     JOKER,
@@ -21,6 +25,9 @@ from companion.games.solo.cards import (
     Card,
     cards_of,
 )
+from companion.games.solo.events import event_to_json, fold_record, parse_event
+from companion.games.solo.odds import mission_chance, open_chances, totals
+from companion.games.solo.randgame import random_game
 from companion.games.solo.rules import (
     BadSetup,
     CardDrawn,
@@ -42,6 +49,8 @@ from companion.games.solo.rules import (
     WrongLaidCard,
 )
 from companion.games.solo.scoring import Variant, score
+from companion.games.solo.views import replay_json, scoresheet_text, snapshot
+from companion.record import header_line, parse_lines, write_record
 
 # every card of the Rebels' deck but the jokers, in an order tests use up
 FRESH = [c for c in sorted(REBELS_DECK) if c.rank != JOKER]
@@ -88,6 +97,7 @@ def test_the_opponents_deck_has_no_jacks_queens_kings_or_jokers():
 def test_the_deck_the_reader_knows_is_54_teach_names():
     assert len(CARD_NAMES) == len(set(CARD_NAMES)) == 54
     assert {"AS", "10H", "QH", "KC", "joker", "back"} <= set(CARD_NAMES)
+    assert game_named("solo").deck == CARD_NAMES
     assert [str(Card.parse(n)) for n in CARD_NAMES if n != "back"] == list(CARD_NAMES[:-1])
 
 
@@ -108,6 +118,8 @@ def test_the_set_up_deals_three_hidden_informants_and_a_hand_of_three():
 def test_a_solo_game_is_for_one_player(players):
     with pytest.raises(BadSetup, match="for 1 player, not"):
         GameStarted(players)
+    with pytest.raises(BadSetup, match="for 1 player, not 2"):
+        game_named("solo").random_game(1, 2)
 
 
 # --- S3: the pyramid ------------------------------------------------------------------------------
@@ -520,3 +532,161 @@ def test_the_odds_are_a_count_over_every_set_of_hidden_informants(data, variant)
 def test_the_odds_refuse_more_hidden_informants_than_cards():
     with pytest.raises(ValueError, match="3 hidden informants cannot come from 2 cards"):
         totals(C("AS"), (), C("2C", "3C"), 3, Variant())
+
+
+# --- the record and the views ---------------------------------------------------------------------
+
+
+def test_solo_is_a_game_the_companion_knows():
+    assert "solo" in GAMES
+    solo = game_named("solo")
+    assert (solo.name, solo.title, solo.seats) == ("solo", "Tightrope (solo)", range(1, 2))
+
+
+def test_every_event_has_a_record_line_and_reads_back():
+    events = [GameStarted(("Ana",), Variant(joker_wild=True)), CardDrawn(),
+              CardsRedrawn(C("2S", "3D")), JackPlayed(Card.parse("JS"), Card.parse("7H")),
+              MissionPlayed(Spot.LOW_LEFT, C("10S", "9S"), C("7H", "2C", "3C", "4C", "5C"),
+                            Card.parse("9S")),
+              Note("a remark"), Undo(why="oops")]
+    for e in events:
+        assert parse_event(json.loads(json.dumps(event_to_json(e)))) == e
+    assert event_to_json(events[4]) == {
+        "type": "mission_played", "spot": "1a", "cards": ["10S", "9S"],
+        "informants": ["7H", "2C", "3C", "4C", "5C"], "laid": "9S"}
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ({"type": "cards_redrawn", "cards": ["ZZ"]}, "not a card: 'ZZ'"),
+    ({"type": "cards_redrawn", "cards": "AS"}, '"cards" of cards_redrawn must be a list'),
+    ({"type": "mission_played", "spot": "4", "cards": [], "informants": []}, "not a spot: '4'"),
+    ({"type": "jack_played", "jack": "JS"}, 'jack_played needs "revealed"'),
+    ({"type": "game_started", "players": ["Ana"], "variant": {"wild": True}},
+     "unknown variant 'wild'"),
+])
+def test_a_bad_line_is_one_line_error(line, message):
+    with pytest.raises(ValueError, match=message):
+        parse_event(line)
+
+
+def test_a_record_names_the_game_and_reads_back(tmp_path):
+    solo = game_named("solo")
+    events = solo.random_game(5)
+    path = tmp_path / "solo.jsonl"
+    write_record(path, events, "solo")
+    text = path.read_text().splitlines()
+    assert json.loads(text[0]) == {"type": "tightrope-record", "version": 1, "game": "solo"}
+    assert text[0] == header_line("solo")
+    record = parse_lines(text)
+    assert record.game.name == "solo" and [e for _, e in record.events] == events
+    assert solo.replay_json(solo.fold(record.events)) == replay_json(Game.replay(events))
+
+
+def test_the_cli_replays_a_solo_record(tmp_path, capsys):
+    events = game_named("solo").random_game(5)
+    path = tmp_path / "solo.jsonl"
+    write_record(path, events, "solo")
+    assert main(["replay", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game"] == "solo" and out["result"] in ("won", "lost")
+    assert main(["replay", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"Ana {out['result']}"
+
+
+def test_a_rule_broken_in_a_record_names_its_line():
+    lines = ['{"type": "tightrope-record", "version": 1, "game": "solo"}',
+             '{"type": "game_started", "players": ["Ana"]}',
+             '{"type": "card_drawn"}', '{"type": "card_drawn"}', '{"type": "card_drawn"}']
+    with pytest.raises(RecordError, match="^line 5: S6: a card is drawn only into a hand"):
+        fold_record(parse_lines(lines).events)
+
+
+def test_undo_takes_back_the_last_event():
+    g = game()
+    g.apply(CardDrawn())
+    g.apply(MissionPlayed(Spot.LOW_LEFT, C("10S", "9S"), quiet(g, 10, 9)))
+    last = g.log[-1]
+    assert g.undo() == last
+    assert g.missions == [] and g.rebels.hand == 4 and g.opponent.informants == 3
+
+
+def test_the_views_show_what_the_queens_and_kings_did():
+    g = game()
+    g.apply(CardDrawn())
+    g.apply(MissionPlayed(Spot.LOW_LEFT, C("10H", "QS", "KS", "2D"), C("10S", "2C", "3C"),
+                          Card.parse("10H")))
+    view = replay_json(g)
+    assert view["missions"][0] == {
+        "index": 0, "spot": "1a", "need": 18, "cards": ["10H", "QS", "KS", "2D"],
+        "informants": ["10S", "2C", "3C"], "total": 20, "success": True,
+        "double_agents": ["2D"], "cancelled": ["10S"], "doubled": ["10H"], "jokers": [],
+        "laid": "10H"}
+    assert view["pyramid"][0] == {"spot": "1a", "level": 1, "need": 18, "won": True,
+                                  "card": "10H", "open": False}
+    assert view["rebels"] == {"draw": 47, "hand": 3, "discards": 3}
+    assert view["informants"]["count"] == 4 and view["result"] is None
+    sheet = scoresheet_text(g)
+    assert "Q cancels 10S" in sheet and "K doubles 10H" in sheet and "[1a*]" in sheet
+
+
+def test_the_snapshot_gives_the_odds_of_the_cards_laid_out():
+    g = game()
+    shown = snapshot(g, C("10S", "9S"))
+    assert shown["open_spots"] == ["1a", "1b", "1c"]
+    assert shown["chances"] == {s: pytest.approx(comb(32, 3) / comb(40, 3))
+                                for s in ("1a", "1b", "1c")}
+    assert snapshot(g)["chances"] == {}
+
+
+# --- properties of random legal games -------------------------------------------------------------
+
+
+def _every_card_in_one_place(g: Game) -> None:
+    r, o = g.rebels, g.opponent
+    seen = Counter(r.seen)
+    assert all(n <= c.copies for c, n in seen.items())
+    assert all(c in seen for c in r.spots.values() if c is not None)
+    assert r.draw + r.hand + len(r.seen) == REBELS_DECK.total()
+    places = [o.discard, o.revealed, o.deduced]
+    assert sum(map(len, places)) == len(set().union(*places))  # no card in two of them
+    assert len(o.unseen()) == o.draw + o.hidden
+    assert sum(map(len, places)) + len(o.unseen()) == len(OPPONENT_DECK)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_random_games_keep_every_rule(seed):
+    events = random_game(random.Random(seed))
+    g = Game(events[0])  # type: ignore[arg-type]
+    for e in events[1:]:
+        assert not g.game_over and g.rebels.draw > 0  # it ended no earlier than the deck
+        before = g.opponent.informants
+        mission = g.apply(e)  # type: ignore[arg-type]
+        _every_card_in_one_place(g)
+        assert g.lost == (g.rebels.draw == 0 and not g.won)  # lost exactly when it is empty
+        if mission is not None and not g.game_over:
+            assert g.opponent.informants == 3 + g.wins  # the informants follow the successes
+        if isinstance(e, CardsRedrawn) and not g.game_over:  # as many as there are (S14)
+            left = len(OPPONENT_DECK) - before  # in the pile and the discards
+            assert g.opponent.informants == before + min(len(e.cards), left)
+    assert g.game_over and (g.won or g.rebels.draw == 0)
+    record = [(i, parse_event(json.loads(json.dumps(event_to_json(e)))))
+              for i, e in enumerate(events, 1)]
+    folded = fold_record(record)
+    assert folded.log == g.log and replay_json(folded) == replay_json(g)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), data=st.data())
+def test_undo_is_the_replay_without_the_last_event(seed, data):
+    events = random_game(random.Random(seed))
+    cut = data.draw(st.integers(2, len(events)))
+    g = Game.replay(events[:cut])  # type: ignore[arg-type]
+    assert g.undo() == events[cut - 1]
+    assert replay_json(g) == replay_json(Game.replay(events[:cut - 1]))  # type: ignore[arg-type]
+
+
+def test_random_games_are_won_and_lost():
+    results = Counter(Game.replay(random_game(random.Random(s))).result  # type: ignore[arg-type]
+                      for s in range(40))
+    assert results["won"] and results["lost"] and results["won"] + results["lost"] == 40
