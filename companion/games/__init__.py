@@ -7,7 +7,7 @@ import importlib
 
 from .base import GameSpec
 
-GAMES = ("tightrope", "attacke")
+GAMES = ("tightrope", "attacke", "solo")
 DEFAULT = "tightrope"  # a record or a command that names no game
 
 

@@ -78,6 +78,28 @@ class EventGame(Generic[E]):
             game.apply(event)
         return game
 
+    @classmethod
+    def fold(cls, numbered: Iterable[tuple[int, Any]]) -> Self:
+        """The game of a record's (line number, event) pairs: a note changes nothing, an undo
+        takes back the last game event still in effect; what the rules refuse is a RecordError
+        on its line."""
+        game: Self | None = None
+        for number, event in numbered:
+            try:
+                if isinstance(event, Note):
+                    continue
+                if game is None:
+                    game = cls(event)  # refuses anything but the game's start
+                elif isinstance(event, Undo):
+                    game.undo()
+                else:
+                    game.apply(event)
+            except RuleError as err:
+                raise RecordError(str(err), number) from None
+        if game is None:
+            raise RecordError("the record holds no game_started event")
+        return game
+
 
 # --- events about the record itself, the same in every game ---------------------------------
 
@@ -174,7 +196,8 @@ def seating_fault(players: tuple[str, ...], seats: range, title: str) -> str | N
     """Why these players cannot sit down to the game, or None."""
     n = len(players)
     if n not in seats:
-        return f"{title} is for {seats[0]} to {seats[-1]} players, not {n}"
+        span = f"{seats[0]} to {seats[-1]} players" if len(seats) > 1 else f"{seats[0]} player"
+        return f"{title} is for {span}, not {n}"
     if any(not isinstance(p, str) or not p.strip() for p in players):
         return "every player needs a name"
     if len(set(players)) != n:

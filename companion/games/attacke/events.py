@@ -11,7 +11,6 @@ from typing import Any
 
 from ..base import (
     Note,
-    RecordError,
     Undo,
     field_of,
     flags_of,
@@ -25,9 +24,7 @@ from .rules import (
     Game,
     GameEvent,
     GameStarted,
-    NotStarted,
     Passed,
-    RuleError,
     Variant,
 )
 
@@ -88,21 +85,4 @@ def event_to_json(event: RecordEvent) -> dict[str, Any]:
 def fold_record(numbered: Iterable[tuple[int, RecordEvent]]) -> Game:
     """The game of (line number, event) pairs; what the rules refuse is a RecordError on its
     line."""
-    game: Game | None = None
-    for number, event in numbered:
-        try:
-            if isinstance(event, Note):
-                continue
-            if game is None:
-                if not isinstance(event, GameStarted):
-                    raise NotStarted("a record begins with game_started")
-                game = Game(event)
-            elif isinstance(event, Undo):
-                game.undo()
-            else:
-                game.apply(event)
-        except RuleError as err:
-            raise RecordError(str(err), number) from None
-    if game is None:
-        raise RecordError("the record holds no game_started event")
-    return game
+    return Game.fold(numbered)
