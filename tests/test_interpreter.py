@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from companion.games.tightrope.events import PlayCorrected
 from companion.games.tightrope.interpreter import (
+    MISSING_GRACE_S,
+    SCORING_LATE_S,
     SCORING_SETTLE_S,
     TURN_GRACE_S,
     AnswerError,
@@ -309,6 +311,40 @@ def test_an_unsure_box_in_a_later_seat_s_place_does_not_say_the_seats_before_it_
     assert [p.card for p in t.game.trick_plays] == [12, 33]
     assert f"card:{glare}" in t.questions  # the box itself is asked about, "not a card" offered
     assert t.questions[f"card:{glare}"].choices[-1].id == "none"
+
+
+def test_a_card_named_on_a_glare_is_taken_over_by_the_real_card_read_surely():
+    # the person named Dora's card on the glare's question; the real card, laid a moment
+    # later and read surely as it, is that card: not a second card, not a misplay
+    t = Table()
+    t.lay("scoring", sure(scoring(6)))
+    t.wait(SCORING_SETTLE_S)
+    first, second, last = _order(t)
+    t.lay(first, sure(number(12)))
+    t.lay(second, sure(number(33)))
+    glare = t.lay(last, unsure((scoring(0, "red"), 0.27), (number(17), 0.1)))
+    t.answer(f"card:{glare}", "card:40")
+    assert [p.card for p in t.game.tricks_this_round[0].plays] == [12, 33, 40]
+    real = t.lay(last, sure(number(40)))
+    t.wait(2 * TURN_GRACE_S)
+    assert not t.questions
+    card = t.it.table.cards[real]
+    assert card.status == "counted" and card.counts_as == 40 and card.seat == last
+    assert t.it.table.cards[glare].status == "ignored"
+
+
+def test_a_scoring_card_a_person_named_unseen_is_the_one_the_camera_reads_later():
+    t = Table()
+    first, second, last = _order(t)
+    t.lay(first, sure(number(12)))
+    t.lay(second, sure(number(33)))
+    t.lay(last, sure(number(40)))
+    t.wait(MISSING_GRACE_S)
+    t.answer("value:0:0", "scoring:8")  # the camera did not see it; the person says 8
+    assert t.game.trick_index == 1
+    late = t.lay("scoring", sure(scoring(8)))  # then it does: the same card, nothing new
+    t.wait(SCORING_SETTLE_S + SCORING_LATE_S)
+    assert not t.questions and t.it.table.cards[late].counts_as == ScoringCard(8)
 
 
 def test_cards_lying_there_at_a_restart_are_the_game_s_own_cards():

@@ -41,6 +41,7 @@ class Card:
     seat: int | None = None
     present: bool = True             # still lies on the table
     named: Stands | None = None      # what a person said it is
+    by_person: bool = False          # counted on a person's word, not the camera's read
     refused: str = ""                # why the rules refused what it was taken for
 
     @property

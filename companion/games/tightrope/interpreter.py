@@ -236,7 +236,7 @@ class Interpreter:
             self.table.count(card, event.card, round_index, trick, event.seat)
         elif isinstance(event, PlayCorrected | ScoringCorrected):
             card.counts_as = event.card
-        card.named = None
+        card.by_person, card.named = card.named is not None, None
         self.table.forget_before(round_index)
 
     def refused(self, decision: Apply, why: str) -> None:
@@ -378,6 +378,7 @@ class Interpreter:
     def _bind_seen_again(self, game: Game) -> None:
         """A card lying in the row or in a seat's place that the game already counts (seen again
         after a restart, or moved) stands for what it stands for: nothing new."""
+        self._replace_stand_ins(game)
         r = game.round_index
         for c in self.table.waiting():
             if c.named is not None or c.reading is None:
@@ -407,6 +408,28 @@ class Interpreter:
             for c in at_start:
                 if c.status == "waiting" and c.named is None:
                     c.status = "ignored"
+
+    def _replace_stand_ins(self, game: Game) -> None:
+        """A card read surely as one a person named in its place, on a box the camera never
+        read as it (a glare named as the card laid, or a card named unseen), is that card: it
+        takes the count over, and the stand-in is no card of the game."""
+        r = game.round_index
+        for c in self.table.waiting():
+            read = sure_card(c.reading)
+            if c.named is not None or read is None:
+                continue
+            if c.in_row:
+                stands, seat = scoring_of(read), None
+            elif isinstance(c.zone, int):
+                stands, seat = number_of(read), c.zone
+            else:
+                continue
+            old = None if stands is None else self.table.standing_for(r, stands, seat)
+            if stands is None or old is None or not old.by_person or _is(
+                    sure_card(old.reading), stands):
+                continue
+            self.table.count(c, stands, r, old.trick, old.seat)
+            old.status = "ignored"
 
     def _lying(self, r: int, stands: Stands, seat: int | None = None) -> bool:
         c = self.table.standing_for(r, stands, seat)
