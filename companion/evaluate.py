@@ -22,7 +22,7 @@ from .commands import CommandError, Flush, NewGame, Resolve, Seen
 from .games.tightrope.interpreter import card_id, number_of, scoring_of, sure_card
 from .games.tightrope.log import fold_record
 from .games.tightrope.person import answer
-from .games.tightrope.rules import Game, Trick
+from .games.tightrope.rules import Game, ScoringCard, Trick
 from .record import RecordError, read_record
 from .referee import Referee
 from .store import Store
@@ -120,9 +120,10 @@ def played_this_round(game: Game | None) -> list[CardId]:
     """The cards the game counts as played or revealed this round."""
     if game is None or game.game_over:
         return []
-    plays = [p.card for t in game.tricks_this_round for p in t.plays]
-    plays += [p.card for p in game.trick_plays]
-    return [card_id(s) for s in (*plays, *game.revealed)]
+    cards: list[int | ScoringCard] = [p.card for t in game.tricks_this_round for p in t.plays]
+    cards += [p.card for p in game.trick_plays]
+    cards += game.revealed
+    return [card_id(s) for s in cards]
 
 
 def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:

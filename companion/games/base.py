@@ -254,3 +254,20 @@ class GameSpec(Protocol):
     def random_game(self, seed: int, players: int, **options: Any) -> Sequence[Any]:
         """The events of a random legal game: test material and the demo's script."""
         ...
+
+
+@dataclass(frozen=True)
+class Package:
+    """A GameSpec made of a game package's own functions: each game's `__init__` builds its
+    `GAME` as one."""
+
+    name: str
+    title: str
+    seats: range
+    deck: tuple[str, ...]
+    parse_event: Callable[[Any], Any]
+    event_to_json: Callable[[Any], dict[str, Any]]
+    fold: Callable[[Iterable[Any]], Scoresheet]
+    replay_json: Callable[[Any], dict[str, Any]]
+    text_sheet: Callable[[Any], str]
+    random_game: Callable[..., Sequence[Any]]

@@ -418,6 +418,7 @@ class Interpreter:
             read = sure_card(c.reading)
             if c.named is not None or read is None:
                 continue
+            stands: Stands | None
             if c.in_row:
                 stands, seat = scoring_of(read), None
             elif isinstance(c.zone, int):
