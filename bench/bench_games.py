@@ -41,7 +41,7 @@ def demo_game(seed: int) -> tuple[int, Variant]:
 
 def play(frames: Path, events: list, reader: Any, fps: float = 10.0) -> dict:
     """One game's footage through a watcher and a referee of their own."""
-    from companion.camera import FolderSource
+    from vision.sources import FolderSource
     from vision.watch import TableWatcher
     from vision.zones import load_zones
 

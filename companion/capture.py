@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .camera import CameraLost, open_source
+from vision.sources import CameraLost, open_source
 
 
 def capture(out: Path, config: Any, source: str | None, fps: float,

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vision.sources import CameraConfig
+
 SERVICE_DATA_DIR = Path("/var/lib/tightrope")
 
 
@@ -30,18 +32,6 @@ def default_data_dir() -> Path:
 
 class ConfigError(ValueError):
     pass
-
-
-@dataclass(frozen=True)
-class CameraConfig:
-    source: str = "picamera2"  # "picamera2", "opencv:0" (USB webcam), or a folder/video path
-    width: int = 1280
-    height: int = 720
-    fps: float = 10.0
-    lens_position: float = 1.4  # dioptres (1/metres): 1.4 focuses at about 70 cm
-    exposure_us: int = 0  # 0 = automatic; a fixed value stops the image pumping under a lamp
-    analogue_gain: float = 0.0  # 0 = automatic
-    retry_s: float = 1.0  # first wait before reopening a lost camera (doubles, up to 30 s)
 
 
 @dataclass(frozen=True)

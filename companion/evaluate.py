@@ -189,10 +189,10 @@ def evaluate_footage(footage: Path, record: Path, zones: Path | None = None,
                      deck: Path | None = None, fps: float | None = None,
                      weaken: bool = False) -> FootageResult:
     from vision.read import Reader
+    from vision.sources import open_source
     from vision.watch import TableWatcher
     from vision.zones import load_zones
 
-    from .camera import open_source
     from .config import CameraConfig
 
     try:

@@ -16,7 +16,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from .camera import Backoff, CameraLost, FrameSource, SourceError
+from vision.sources import Backoff, CameraLost, FrameSource, SourceError
+
 from .commands import CameraStatus, Seen
 
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .camera import SourceError
+from vision.sources import SourceError
+
 from .commands import ButtonPress, CameraStatus, Flush, NewGame, SetupNeeds
 from .config import Config
 from .games.tightrope.events import parse_event
@@ -185,7 +186,8 @@ class Companion:
 
     def _pipeline(self) -> Any:
         """The camera pipeline; it watches the table once the seat zones are drawn."""
-        from .camera import open_source
+        from vision.sources import open_source
+
         from .pipeline import Pipeline
 
         opts, cfg = self.options, self.options.config

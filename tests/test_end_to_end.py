@@ -192,9 +192,9 @@ def test_twenty_restarts_at_random_frames_invent_nothing(rendered, tmp_path):
 def test_a_weakened_reader_scores_no_trick_wrong_and_every_question_offers_the_truth(rendered):
     if rendered["name"] != "demo-default":
         pytest.skip("runs on the demo's game")
-    from companion.camera import FolderSource
     from companion.evaluate import WeakenedReader, run_footage
     from vision.read import Reader
+    from vision.sources import FolderSource
     from vision.watch import TableWatcher
     from vision.zones import load_zones
 

@@ -85,7 +85,7 @@ def test_hardware_only_renders():
 
 def test_the_web_talks_to_the_referee_only_through_commands_and_the_hub():
     outside = ("vision", "hardware", "companion.referee", "companion.service",
-               "companion.pipeline", "companion.camera", "companion.games.tightrope.interpreter",
+               "companion.pipeline", "companion.games.tightrope.interpreter",
                "companion.games.tightrope.log", "companion.games.tightrope.cardtable")
     assert _broken("web", lambda i: not _within(i, *outside)) == []
 

@@ -11,10 +11,10 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.camera import Backoff, CameraLost, FolderSource, SourceError, open_source
 from companion.commands import CameraStatus, Seen
 from companion.config import CameraConfig, ConfigError, load_config, parse_config
 from companion.pipeline import Pipeline
+from vision.sources import Backoff, CameraLost, FolderSource, SourceError, open_source
 
 ROOT = Path(__file__).parent.parent
 

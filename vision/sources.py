@@ -7,15 +7,28 @@ then reopens it with back-off.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from .config import CameraConfig
-
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".h264"}
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """How to open the camera ([camera] of the companion's config file, docs/config.md)."""
+
+    source: str = "picamera2"  # "picamera2", "opencv:0" (USB webcam), or a folder/video path
+    width: int = 1280
+    height: int = 720
+    fps: float = 10.0
+    lens_position: float = 1.4  # dioptres (1/metres): 1.4 focuses at about 70 cm
+    exposure_us: int = 0  # 0 = automatic; a fixed value stops the image pumping under a lamp
+    analogue_gain: float = 0.0  # 0 = automatic
+    retry_s: float = 1.0  # first wait before reopening a lost camera (doubles, up to 30 s)
 
 
 class SourceError(ValueError):
