@@ -168,6 +168,8 @@ def test_perfect_round_strikes_highest_earlier_score_earliest_on_ties():
     assert game.rounds[1].scores == (0, 15, 15)
     assert game.rounds[1].struck == ((0, 0),)
     assert game.totals() == [0, 60, 15]
+    # after round 1 alone, round 0's 45 still counted: a strike counts from its own round
+    assert game.totals(after=1) == [45, 45, 0] and game.totals(after=2) == game.totals()
     # Round 2: seat 0 perfect again: round 0 is struck, so the highest left is round 1's 0.
     _play_round(game, [1] * 5 + [2] * 4, [2] * 5 + [1] * 4)
     assert game.rounds[2].struck == ((0, 1),)

@@ -68,14 +68,8 @@ def sheet(game: Game) -> Sheet:
 
 
 def cumulative_totals(game: Game) -> list[list[int]]:
-    """Each seat's total after round 1, 2, ...: strikes count from the round that made them."""
-    out = []
-    for upto in range(1, len(game.rounds) + 1):
-        rounds = game.rounds[:upto]
-        struck = {(s, t) for r in rounds for s, t in r.struck}
-        out.append([sum(r.scores[seat] for r in rounds if (seat, r.index) not in struck)
-                    for seat in range(game.setup.n)])
-    return out
+    """Each seat's total after round 1, 2, ..."""
+    return [game.totals(after=k) for k in range(1, len(game.rounds) + 1)]
 
 
 def tricks(game: Game, photos: dict[tuple[int, int], str]) -> list[dict[str, Any]]:

@@ -443,15 +443,18 @@ class Game(base.EventGame[GameEvent]):
     def trick_covered(self) -> Colour | None:
         return self._trick.covered if self._trick.value is not None else self._trick.pending_zero
 
-    def struck_rounds(self, seat: int) -> set[int]:
-        return {target for r in self.rounds for s, target in r.struck if s == seat}
+    def struck_rounds(self, seat: int, after: int | None = None) -> set[int]:
+        """The rounds whose score `seat` struck (R10) in the first `after` rounds (all)."""
+        return {target for r in self.rounds[:after] for s, target in r.struck if s == seat}
 
-    def totals(self) -> list[int]:
-        """Each seat's sum of not-struck round scores (R11)."""
+    def totals(self, after: int | None = None) -> list[int]:
+        """Each seat's sum of not-struck round scores (R11) after the first `after` rounds (all
+        played): a strike counts from the round that made it."""
         totals = []
         for seat in range(self.setup.n):
-            struck = self.struck_rounds(seat)
-            totals.append(sum(r.scores[seat] for r in self.rounds if r.index not in struck))
+            struck = self.struck_rounds(seat, after)
+            totals.append(sum(r.scores[seat] for r in self.rounds[:after]
+                              if r.index not in struck))
         return totals
 
     def winners(self) -> list[int]:
