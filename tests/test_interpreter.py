@@ -166,6 +166,17 @@ def test_an_unsure_card_found_just_after_the_value_card_is_asked_before_the_tric
     assert t.game.trick_scoring == (ScoringCard(0, Colour.BLUE), ScoringCard(8))
 
 
+def test_two_zeros_count_in_the_order_they_came_when_a_person_names_the_second():
+    t = Table()
+    t.lay("scoring", sure(scoring(0, "red")), dt=0.2)
+    blue = t.lay("scoring", unsure((scoring(0, "blue"), 0.4), (scoring(6), 0.35)), dt=0.2)
+    t.lay("scoring", sure(scoring(5)), dt=0.2)
+    t.wait(SCORING_SETTLE_S)
+    t.answer(f"card:{blue}", "scoring:blue0")
+    assert t.game.trick_scoring == (ScoringCard(0, Colour.RED), ScoringCard(0, Colour.BLUE),
+                                    ScoringCard(5))
+
+
 def test_an_unsure_scoring_card_is_asked_with_every_card_left_ranked():
     t = Table()
     track = t.lay("scoring", unsure((scoring(6), 0.5), (scoring(9), 0.4)))

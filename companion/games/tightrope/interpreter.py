@@ -410,9 +410,11 @@ class Interpreter:
                     c.status = "ignored"
 
     def _replace_stand_ins(self, game: Game) -> None:
-        """A card read surely as one a person named in its place, on a box the camera never
-        read as it (a glare named as the card laid, or a card named unseen), is that card: it
-        takes the count over, and the stand-in is no card of the game."""
+        """A card read surely as one a person named in its place is that card, where what the
+        person named was a stand-in: a card the camera never saw, or the box in a seat's place
+        it could not read (a glare, say) when that seat's last card is the one named. The card
+        takes the count over, and the stand-in is no card of the game. (A second card in the
+        scoring row read as one named there is asked about: the row holds many cards.)"""
         r = game.round_index
         for c in self.table.waiting():
             read = sure_card(c.reading)
@@ -426,11 +428,19 @@ class Interpreter:
             else:
                 continue
             old = None if stands is None else self.table.standing_for(r, stands, seat)
-            if stands is None or old is None or not old.by_person or _is(
-                    sure_card(old.reading), stands):
+            if stands is None or old is None or not self._stand_in(old, stands, game):
                 continue
             self.table.count(c, stands, r, old.trick, old.seat)
             old.status = "ignored"
+
+    def _stand_in(self, old: Card, stands: Stands, game: Game) -> bool:
+        if not old.by_person or _is(sure_card(old.reading), stands):
+            return False
+        if old.reading is None:  # named, never seen
+            return True
+        latest = max((c.trick for c in self.table.counted(game.round_index)
+                      if c.seat == old.seat), default=-1)
+        return old.seat is not None and old.trick == latest
 
     def _lying(self, r: int, stands: Stands, seat: int | None = None) -> bool:
         c = self.table.standing_for(r, stands, seat)
@@ -453,10 +463,11 @@ class Interpreter:
         if not row or (t - max(c.t for c in row) < SCORING_SETTLE_S - 1e-6
                        and not any(c.named is not None for c in row)):
             return []
-        # a person's answer first, then zeros (they lie across the value card: laid first),
-        # then cards not read surely: any of them may be a zero, and the value card would close
-        # the reveal without it
-        return sorted(row, key=lambda c: (c.named is None, not _zero_read(c),
+        # zeros first (they lie across the value card: laid first), in the order they came;
+        # then a card a person named (the trick's, though the camera saw it late or never);
+        # then cards not read surely: any of them may be a zero, and the value card would
+        # close the reveal without it
+        return sorted(row, key=lambda c: (not _zero_read(c), c.named is None,
                                           sure_card(c.reading) is not None, c.order))
 
     def _reveal(self, game: Game, t: float) -> Apply | None:
