@@ -98,7 +98,7 @@ class EvalError(ValueError):
     """Bad eval arguments."""
 
 
-DESIGNS = ("own", "editions", "train", "unseen")
+DESIGNS = ("own", "editions", "train", "calib", "unseen")
 UNSEEN_TABLES = ("wood_light", "wood_dark", "cloth_green", "felt", "cloth_white", "checked",
                  "floral", "photo_unseen")
 
@@ -113,7 +113,9 @@ def add_eval_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--designs", choices=DESIGNS, default="own",
                     help="own: the simulator's own deck; editions: a random stroke-font edition "
                          "a frame; train: designs in typefaces and layouts the reader was "
-                         "trained on; unseen: typefaces, layouts and tables it never saw")
+                         "trained on; calib: typefaces it was not trained on but calibrated on "
+                         "(where the taught reader's rules may be tuned); unseen: typefaces, "
+                         "layouts and tables it never saw (never tuned on)")
     ap.add_argument("--design-count", type=int, default=6,
                     help="designs a train/unseen set cycles through (default 6)")
     ap.add_argument("--editions", action="store_true", help="the same as --designs editions")
@@ -133,7 +135,7 @@ def set_editions(args: argparse.Namespace) -> list[Edition] | None:
     from vision.sim.fonts import Split
 
     rng = np.random.default_rng([args.seed, 77])
-    split: Split = "test" if args.designs == "unseen" else "train"
+    split: Split = {"unseen": "test", "calib": "calib"}.get(args.designs, "train")
     return [random_design(rng, split) for _ in range(max(1, args.design_count))]
 
 
@@ -152,7 +154,8 @@ def load_set(args: argparse.Namespace) -> tuple[list[dict], list[Edition] | None
         args.designs = "editions"
     if args.frames < 1:
         raise EvalError("--frames must be >= 1")
-    default = UNSEEN_CONDITIONS if args.designs in ("train", "unseen") else HARD_CONDITIONS
+    default = (UNSEEN_CONDITIONS if args.designs in ("train", "calib", "unseen")
+               else HARD_CONDITIONS)
     names = list(default) if args.conditions == "all" else args.conditions.split(",")
     bad = [n for n in names if n not in HARD_CONDITIONS]
     if bad:
