@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
-from typing import Literal
 
 import cv2
 import numpy as np
@@ -39,6 +38,7 @@ from vision.sim.draw import (
     rounded_rect,
     stamp,
 )
+from vision.sim.families import Layouts, layouts_for, pick_family, uses_held_out, with_held_out
 from vision.sim.fonts import Split, pick_font
 
 # layout families (and draw.BORDERS); the last of each is held out of training (see HELD_OUT)
@@ -94,24 +94,20 @@ class Design:
     @property
     def held_out(self) -> bool:
         """Uses a layout family kept out of training."""
-        return any(getattr(self, k) == v for k, v in HELD_OUT.items())
+        return uses_held_out(self, HELD_OUT)
 
 
 def random_design(rng: np.random.Generator, split: Split = "train",
-                  layouts: Literal["train", "held_out", "any"] | None = None) -> Design:
+                  layouts: Layouts | None = None) -> Design:
     """A random edition whose typefaces come from `split` (vision.sim.fonts). Its layout
     families: for "train" (default for the train split) none held out; for "held_out" (default
     for the test split) at least one held out; "any" draws from all."""
-    layouts = layouts or ("held_out" if split == "test" else "train")
+    layouts = layouts_for(split, layouts)
     numeral = pick_font(rng, split)
     index = numeral if rng.random() < 0.7 else pick_font(rng, split)
 
     def choose(options: tuple[str, ...], weights: tuple[float, ...] | None = None) -> str:
-        if layouts == "train":
-            options = options[:-1]
-            weights = weights[:-1] if weights else None
-        w = np.array(weights if weights else [1.0] * len(options), float)
-        return str(options[int(rng.choice(len(options), p=w / w.sum()))])
+        return pick_family(rng, options, weights, layouts)
 
     stock = random_stock(rng)
     dark = random_dark_ink(rng)
@@ -149,9 +145,7 @@ def random_design(rng: np.random.Generator, split: Split = "train",
         zero_height=float(rng.uniform(0.3, 0.46)),
         title=str(rng.choice(["", "", "", "TIGHTROPE", "DRAHTSEILAKT", "Knizia", "ASS"])),
     )
-    if layouts == "held_out" and not design.held_out:  # at least one family never trained on
-        key = str(rng.choice(sorted(HELD_OUT)))
-        design = replace(design, **{key: HELD_OUT[key]})
+    design = with_held_out(design, HELD_OUT, rng, layouts)
     if design.numeral_y + design.numeral_height / 2 > 0.9:
         design = replace(design, numeral_y=0.9 - design.numeral_height / 2)
     return design
