@@ -8,6 +8,7 @@ drawn large and shrunk so that it is cleanly anti-aliased at any size.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -108,11 +109,19 @@ def glyph(path: str, text: str, height: float, mark: str = "none",
             canvas[:, :w0] = a
             cv2.circle(canvas, (w0 + gap + r, h0 - r), r, 1.0, -1, cv2.LINE_AA)
         a = canvas
-    k = height / h0
-    if max_width is not None and a.shape[1] * k > max_width:
-        k = max_width / a.shape[1]
-    out_h, out_w = max(1, round(a.shape[0] * k)), max(1, round(a.shape[1] * k))
-    return cv2.resize(a, (out_w, out_h), interpolation=cv2.INTER_AREA)
+    return _scaled(a, height / h0, max_width)
+
+
+def fit(alpha: np.ndarray, height: float, max_width: float | None = None) -> np.ndarray:
+    """An alpha mask scaled to `height` px, narrower if it would pass `max_width`."""
+    return _scaled(alpha, height / alpha.shape[0], max_width)
+
+
+def _scaled(alpha: np.ndarray, k: float, max_width: float | None) -> np.ndarray:
+    if max_width is not None and alpha.shape[1] * k > max_width:
+        k = max_width / alpha.shape[1]
+    out_h, out_w = max(1, round(alpha.shape[0] * k)), max(1, round(alpha.shape[1] * k))
+    return cv2.resize(alpha, (out_w, out_h), interpolation=cv2.INTER_AREA)
 
 
 def stamp(img: np.ndarray, alpha: np.ndarray, cx: float, cy: float, colour: BGR) -> None:
@@ -158,7 +167,8 @@ def border(img: np.ndarray, kind: str, colour: BGR, width: float) -> None:
 
 
 def rounded_rect(img: np.ndarray, box: tuple[int, int, int, int], r: int, colour: BGR,
-                  thickness: int) -> None:
+                 thickness: int) -> None:
+    """A box with round corners of radius `r`, outlined or (thickness < 0) filled."""
     x0, y0, x1, y1 = box
     aa = cv2.LINE_AA
     if thickness < 0:
@@ -173,3 +183,62 @@ def rounded_rect(img: np.ndarray, box: tuple[int, int, int, int], r: int, colour
     for (cx, cy), start in (((x0 + r, y0 + r), 180), ((x1 - r, y0 + r), 270),
                             ((x1 - r, y1 - r), 0), ((x0 + r, y1 - r), 90)):
         cv2.ellipse(img, (cx, cy), (r, r), 0, start, start + 90, colour, thickness, aa)
+
+
+def stamp_both_ways(img: np.ndarray, alpha: np.ndarray, cx: float, cy: float,
+                    colour: BGR | Callable[[BGR], BGR]) -> None:
+    """`alpha` upright at (cx, cy) and turned round at the point opposite, as a card's indices
+    are printed: whichever way up the card lies, one of them reads upright. `colour` may be a
+    function of the ground under each (the two ends of a card may differ)."""
+    turned = np.ascontiguousarray(alpha[::-1, ::-1])
+    for a, x, y in ((alpha, cx, cy), (turned, CARD_W - cx, CARD_H - cy)):
+        stamp(img, a, x, y, colour(ground_at(img, x, y)) if callable(colour) else colour)
+
+
+def ground_at(img: np.ndarray, x: float, y: float) -> BGR:
+    """The face's colour at (x, y), clipped to the face."""
+    b, g, r = img[min(max(0, int(y)), img.shape[0] - 1), min(max(0, int(x)), img.shape[1] - 1)]
+    return int(b), int(g), int(r)
+
+
+def luma(colour: BGR) -> float:
+    b, g, r = colour
+    return 0.114 * b + 0.587 * g + 0.299 * r
+
+
+def legible_on(ground: BGR, light: BGR, dark: BGR) -> BGR:
+    """Of a light and a dark ink, the one that reads on `ground` (dark ink on yellow, white on
+    blue)."""
+    return dark if luma(ground) > 150 else light
+
+
+# --- card backs ------------------------------------------------------------------------------
+
+BACKS = ("lattice", "dots", "stripes", "rings")  # the last is held out of training
+
+
+def card_back(kind: str, colour: BGR, ground: BGR) -> np.ndarray:
+    """A card back: a white margin round a field of `colour` with a pattern in a lighter shade,
+    the same turned round (backs are)."""
+    field = blank(colour)
+    shade, aa = mix(colour, ground, 0.45), cv2.LINE_AA
+    if kind == "lattice":
+        for x in range(-CARD_H, CARD_W + CARD_H, 16):
+            cv2.line(field, (x, 0), (x + CARD_H, CARD_H), shade, 2, aa)
+            cv2.line(field, (x, CARD_H), (x + CARD_H, 0), shade, 2, aa)
+    elif kind == "dots":
+        for y in range(6, CARD_H, 14):
+            for x in range(6 + 7 * (y // 14 % 2), CARD_W, 14):
+                cv2.circle(field, (x, y), 3, shade, -1, aa)
+    elif kind == "stripes":
+        for x in range(-CARD_H, CARD_W + CARD_H, 10):
+            cv2.line(field, (x, 0), (x + CARD_H // 2, CARD_H), shade, 3, aa)
+    else:  # rings round the middle
+        for r in range(8, CARD_H, 14):
+            cv2.ellipse(field, (CARD_W // 2, CARD_H // 2), (r, int(r * 1.3)), 0, 0, 360, shade,
+                        3, aa)
+    m = int(0.07 * CARD_W)
+    inside = np.zeros((CARD_H, CARD_W), np.float32)
+    rounded_rect(inside, (m, m, CARD_W - 1 - m, CARD_H - 1 - m), 10, (1, 1, 1), -1)
+    a = inside[..., None]
+    return (blank(ground) * (1 - a) + field * a + 0.5).astype(np.uint8)
