@@ -1,5 +1,5 @@
 """The simulator's other decks (vision.sim.attacke, vision.sim.playing), the one face lookup for
-every deck (vision.sim.faces) and frames holding them."""
+every deck (vision.sim.faces), their teach folders (vision.sim.photos) and frames holding them."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from vision.sim.attacke import FAMILIES as ATTACKE_FAMILIES
 from vision.sim.attacke import INDEX_LAYOUTS as ATTACKE_INDICES
 from vision.sim.draw import BACKS, BORDERS
 from vision.sim.faces import DECKS, Printed, face, printed_deck, random_deck_design
+from vision.sim.photos import teach_file, teach_folder
 from vision.sim.playing import COURTS, INDEX_CORNERS, JOKERS, SUIT_COLOURS, PlayingDesign
 from vision.sim.playing import FAMILIES as PLAYING_FAMILIES
 
@@ -137,6 +138,18 @@ def test_a_name_outside_the_deck_is_refused():
         Printed("1S", playing_designs()[0])
     with pytest.raises(ValueError):
         face(DEFAULT_STYLE, "QH")
+
+
+@pytest.mark.parametrize("designs", [attacke_designs, playing_designs])
+def test_a_teach_folder_holds_one_photo_per_card(tmp_path, designs):
+    d = designs()[1]
+    game = "attacke" if isinstance(d, AttackeDesign) else "solo"
+    teach_folder(tmp_path, d, size=(320, 180))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"card-{name}.png" for name in DECKS[game])
+    assert cv2.imread(str(tmp_path / teach_file(game, "back"))).shape == (180, 320, 3)
+    assert teach_file("solo", "QH") == "card-QH.png"
+    assert teach_file("tightrope", "number-17") == "number-17.png"
 
 
 def test_cards_of_any_deck_lie_in_a_frame_with_their_truth():
