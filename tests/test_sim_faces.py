@@ -13,6 +13,7 @@ import pytest
 from companion.games import game_named
 from vision.cards import CARD_H, CARD_W, DEFAULT_STYLE
 from vision.sim import Conditions, attacke, designs, playing, random_scene, render_frame
+from vision.sim.__main__ import main
 from vision.sim.attacke import (
     COLOURS,
     EMBLEMS,
@@ -166,3 +167,10 @@ def test_cards_of_any_deck_lie_in_a_frame_with_their_truth():
         want = p.card.face().astype(float)[20:-20, 20:-20]
         seen, want = seen - seen.mean(), want - want.mean()
         assert (seen * want).sum() / np.sqrt((seen ** 2).sum() * (want ** 2).sum()) > 0.6
+
+
+def test_the_command_line_writes_each_decks_contact_sheets(tmp_path):
+    assert main(["faces", str(tmp_path), "--seed", "2"]) == 0
+    assert {p.name for p in tmp_path.iterdir()} == {
+        f"{game}{part}.png" for game in DECKS for part in ("", "-camera", "-table")}
+    assert cv2.imread(str(tmp_path / "solo-table.png")).shape == (720, 1280, 3)
