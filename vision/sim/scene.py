@@ -8,7 +8,8 @@ noise, uint8, JPEG. Cards are composed in the flat table plane; placements and h
 plane's coordinates (frame px before tilt); the truth corners go through the same homography.
 
 Angles: `angle_deg` turns the card counter-clockwise as seen in the image (OpenCV's convention);
-0 = upright portrait, 180 = upside down.
+0 = upright portrait, 180 = upside down. A placement's card is a Tightrope `CardId`, drawn in the
+frame's edition (`style`), or a `Printed` card of any deck, drawn in its own design.
 """
 
 from __future__ import annotations
