@@ -226,7 +226,7 @@ def _court(img: np.ndarray, d: PlayingDesign, rank: str, suit: str) -> None:
         stamp(img, fit(pip, 1.4 * pip.shape[0]), CARD_W / 2, CARD_H / 2, colour)
     else:  # a portrait: the figure once, upright, its letter under it between two pips
         _figure(img[y0 + 10:int(0.62 * CARD_H), x0:x1], d, rank, colour)
-        stamp(img, letter, CARD_W / 2, 0.74 * CARD_H, colour)
+        stamp(img, fit(letter, 0.15 * CARD_H, 0.3 * CARD_W), CARD_W / 2, 0.74 * CARD_H, colour)
         for x in (x0 + 8 + pip.shape[1] / 2, x1 - 8 - pip.shape[1] / 2):
             stamp(img, pip, x, 0.74 * CARD_H, colour)
     for k, c in ((0, d.black), (4, colour)):
