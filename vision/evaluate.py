@@ -21,7 +21,7 @@ from vision.cards import Edition
 from vision.detect import Detector
 from vision.read import Reader
 from vision.recognize import Seen, look_at
-from vision.types import ALL_CARDS, CardId
+from vision.types import CardId
 
 READABLE = 0.45   # a truth card at least this visible (and not under a hand) must be read
 MATCH = 0.35      # a read within this many card widths of a truth card's centre is of that card
@@ -137,22 +137,9 @@ def teach_photos(folder: Path, edition: Edition, seed: int = 3,
                  size: tuple[int, int] = (1280, 720), table: str = "wood_light") -> Path:
     """One rendered photo per card of `edition` lying on a table (what a user would shoot: the
     card large, near the middle, at some angle, now and then upside down)."""
-    from vision.sim.scene import Conditions, Placement, render_frame
+    from vision.sim.photos import teach_folder
 
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
-    for i, card in enumerate(ALL_CARDS):
-        path = folder / f"{card.label}.png"
-        angle = float(rng.uniform(-25, 25) + (180 if rng.random() < 0.3 else 0))
-        width = float(rng.uniform(220, 320)) * size[0] / 1280
-        placement = [Placement(card, (size[0] / 2, size[1] / 2), angle, width)]
-        if path.exists():
-            continue
-        frame, _ = render_frame(placement, Conditions(table=table, light_gradient=0.2,
-                                                      noise=1.5), size=size, seed=seed + i,
-                                style=edition)
-        cv2.imwrite(str(path), frame)
-    return folder
+    return teach_folder(folder, edition, seed, size, table)
 
 
 def table_text(result: Result, label: str) -> str:

@@ -18,27 +18,37 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, replace
-from typing import Literal
 
 import cv2
 import numpy as np
 
 from vision.cards import CARD_H, CARD_W, CardId
+from vision.sim.draw import (
+    BGR,
+    BORDERS,
+    WHITE,
+    blank,
+    border,
+    glyph,
+    hsv,
+    mix,
+    random_dark_ink,
+    random_stock,
+    random_vivid,
+    rounded_rect,
+    stamp,
+)
+from vision.sim.families import Layouts, layouts_for, pick_family, uses_held_out, with_held_out
 from vision.sim.fonts import Split, pick_font
 
-BGR = tuple[int, int, int]
-
-# layout families; the last of each is held out of training (see HELD_OUT)
+# layout families (and draw.BORDERS); the last of each is held out of training (see HELD_OUT)
 INDEX_LAYOUTS = ("corners2", "corners4", "stacked", "none", "topbottom")
-BORDERS = ("none", "line", "band", "rounded", "double")
 PICTURES = ("none", "walker", "shapes", "stripe", "emblem")
 SCORING_STYLES = ("halves", "ink", "bands", "diagonal")
 ZERO_STYLES = ("half", "full", "framed", "ring")
 MARKS_69 = ("underline", "dot", "none")
 HELD_OUT = {"index_layout": INDEX_LAYOUTS[-1], "border": BORDERS[-1],
             "picture": PICTURES[-1], "scoring": SCORING_STYLES[-1], "zero": ZERO_STYLES[-1]}
-
-WHITE: BGR = (250, 250, 250)
 
 
 @dataclass(frozen=True)
@@ -84,28 +94,24 @@ class Design:
     @property
     def held_out(self) -> bool:
         """Uses a layout family kept out of training."""
-        return any(getattr(self, k) == v for k, v in HELD_OUT.items())
+        return uses_held_out(self, HELD_OUT)
 
 
 def random_design(rng: np.random.Generator, split: Split = "train",
-                  layouts: Literal["train", "held_out", "any"] | None = None) -> Design:
+                  layouts: Layouts | None = None) -> Design:
     """A random edition whose typefaces come from `split` (vision.sim.fonts). Its layout
     families: for "train" (default for the train split) none held out; for "held_out" (default
     for the test split) at least one held out; "any" draws from all."""
-    layouts = layouts or ("held_out" if split == "test" else "train")
+    layouts = layouts_for(split, layouts)
     numeral = pick_font(rng, split)
     index = numeral if rng.random() < 0.7 else pick_font(rng, split)
 
     def choose(options: tuple[str, ...], weights: tuple[float, ...] | None = None) -> str:
-        if layouts == "train":
-            options = options[:-1]
-            weights = weights[:-1] if weights else None
-        w = np.array(weights if weights else [1.0] * len(options), float)
-        return str(options[int(rng.choice(len(options), p=w / w.sum()))])
+        return pick_family(rng, options, weights, layouts)
 
-    stock = _stock(rng)
-    dark = _dark_ink(rng)
-    ink = dark if rng.random() < 0.8 else _vivid(rng)
+    stock = random_stock(rng)
+    dark = random_dark_ink(rng)
+    ink = dark if rng.random() < 0.8 else random_vivid(rng)
     blue, red = _blue(rng), _red(rng)
     design = Design(
         name=f"{numeral.family} / {int(rng.integers(1 << 30))}",
@@ -120,13 +126,13 @@ def random_design(rng: np.random.Generator, split: Split = "train",
         numeral_height=float(rng.uniform(0.2, 0.46)),
         numeral_y=float(rng.uniform(0.45, 0.62)),
         numeral_plate=str(rng.choice(["none"] * 6 + ["circle", "box"])),
-        plate_colour=_mix(stock, _vivid(rng), float(rng.uniform(0.15, 0.5))),
+        plate_colour=mix(stock, random_vivid(rng), float(rng.uniform(0.15, 0.5))),
         border=choose(BORDERS, (2, 3, 2, 2, 1.5)),
-        border_colour=dark if rng.random() < 0.4 else _vivid(rng),
+        border_colour=dark if rng.random() < 0.4 else random_vivid(rng),
         border_width=float(rng.uniform(0.015, 0.08)),
         picture=choose(PICTURES, (2, 2, 2, 1.5, 1.5)),
         picture_top=bool(rng.random() < 0.75),
-        picture_colour=_vivid(rng),
+        picture_colour=random_vivid(rng),
         picture_seed=int(rng.integers(1 << 30)),
         mark69=str(rng.choice(MARKS_69, p=[0.5, 0.25, 0.25])),
         scoring=choose(SCORING_STYLES, (4, 2, 2, 1.5)),
@@ -139,9 +145,7 @@ def random_design(rng: np.random.Generator, split: Split = "train",
         zero_height=float(rng.uniform(0.3, 0.46)),
         title=str(rng.choice(["", "", "", "TIGHTROPE", "DRAHTSEILAKT", "Knizia", "ASS"])),
     )
-    if layouts == "held_out" and not design.held_out:  # at least one family never trained on
-        key = str(rng.choice(sorted(HELD_OUT)))
-        design = replace(design, **{key: HELD_OUT[key]})
+    design = with_held_out(design, HELD_OUT, rng, layouts)
     if design.numeral_y + design.numeral_height / 2 > 0.9:
         design = replace(design, numeral_y=0.9 - design.numeral_height / 2)
     return design
@@ -150,119 +154,15 @@ def random_design(rng: np.random.Generator, split: Split = "train",
 # --- colours ---------------------------------------------------------------------------------
 
 
-def _hsv(h: float, s: float, v: float) -> BGR:
-    px = np.array([[[int(h) % 180, int(s * 255), int(v * 255)]]], np.uint8)
-    b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
-    return int(b), int(g), int(r)
-
-
-def _stock(rng: np.random.Generator) -> BGR:
-    """Card stock: white, cream, ivory, grey, and now and then a pale tint (a pink edition)."""
-    kind = rng.random()
-    if kind < 0.45:
-        return _hsv(rng.uniform(15, 30), rng.uniform(0.03, 0.2), rng.uniform(0.85, 0.99))  # cream
-    if kind < 0.8:
-        level = rng.uniform(0.86, 1.0)
-        return _hsv(0, 0, level)
-    return _hsv(rng.uniform(0, 180), rng.uniform(0.08, 0.3), rng.uniform(0.82, 0.97))
-
-
-def _dark_ink(rng: np.random.Generator) -> BGR:
-    return _hsv(rng.uniform(0, 180), rng.uniform(0.0, 0.6), rng.uniform(0.05, 0.3))
-
-
-def _vivid(rng: np.random.Generator) -> BGR:
-    return _hsv(rng.uniform(0, 180), rng.uniform(0.45, 1.0), rng.uniform(0.35, 0.85))
-
-
 def _blue(rng: np.random.Generator) -> BGR:
     """Blues from navy to sky, and violet-blue."""
-    return _hsv(rng.uniform(97, 128), rng.uniform(0.55, 1.0), rng.uniform(0.35, 0.9))
+    return hsv(rng.uniform(97, 128), rng.uniform(0.55, 1.0), rng.uniform(0.35, 0.9))
 
 
 def _red(rng: np.random.Generator) -> BGR:
     """Reds from brick to scarlet, and the pinks of "Relationship Tightrope"."""
     hue = rng.uniform(-8, 6) if rng.random() < 0.75 else rng.uniform(150, 172)
-    return _hsv(hue % 180, rng.uniform(0.5, 1.0), rng.uniform(0.5, 0.95))
-
-
-def _mix(a: BGR, b: BGR, t: float) -> BGR:
-    return tuple(int(round(x + (y - x) * t)) for x, y in zip(a, b, strict=True))  # type: ignore
-
-
-# --- glyphs ----------------------------------------------------------------------------------
-
-_RENDER_PX = 160  # glyphs are drawn this big and shrunk (clean anti-aliasing at any size)
-
-
-@functools.lru_cache(maxsize=256)
-def _pil_font(path: str):  # noqa: ANN202 - a PIL font object
-    from PIL import ImageFont
-
-    return ImageFont.truetype(path, _RENDER_PX)
-
-
-@functools.lru_cache(maxsize=4096)
-def _text_alpha(path: str, text: str) -> np.ndarray:
-    """Tight float32 alpha mask of `text` at the render size (read-only)."""
-    from PIL import Image, ImageDraw
-
-    font = _pil_font(path)
-    pad = _RENDER_PX // 2
-    left, top, right, bottom = font.getbbox(text)
-    w, h = int(right - left + 2 * pad), int(bottom - top + 2 * pad)
-    im = Image.new("L", (max(w, 8), max(h, 8)), 0)
-    ImageDraw.Draw(im).text((pad - left, pad - top), text, font=font, fill=255)
-    a = np.asarray(im, np.float32) / 255.0
-    ys, xs = np.nonzero(a > 0.05)
-    if len(ys) == 0:
-        a = np.zeros((4, 4), np.float32)
-    else:
-        a = a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    a.setflags(write=False)
-    return a
-
-
-def glyph(path: str, text: str, height: float, mark: str = "none",
-          max_width: float | None = None) -> np.ndarray:
-    """Alpha mask (float32 0..1) of `text`, its ink `height` px tall, with a 6/9 mark:
-    "underline" (a bar under it) or "dot" (a dot after its foot)."""
-    a = _text_alpha(path, text)
-    h0, w0 = a.shape
-    if mark != "none":
-        bar = max(4, int(0.09 * h0))
-        gap = max(3, int(0.1 * h0))
-        if mark == "underline":
-            canvas = np.zeros((h0 + gap + bar, w0), np.float32)
-            canvas[:h0] = a
-            inset = w0 // 8
-            canvas[h0 + gap:, inset:w0 - inset] = 1.0
-        else:
-            r = max(3, int(0.07 * h0))
-            canvas = np.zeros((h0, w0 + gap + 2 * r), np.float32)
-            canvas[:, :w0] = a
-            cv2.circle(canvas, (w0 + gap + r, h0 - r), r, 1.0, -1, cv2.LINE_AA)
-        a = canvas
-    k = height / h0
-    if max_width is not None and a.shape[1] * k > max_width:
-        k = max_width / a.shape[1]
-    out_h, out_w = max(1, round(a.shape[0] * k)), max(1, round(a.shape[1] * k))
-    return cv2.resize(a, (out_w, out_h), interpolation=cv2.INTER_AREA)
-
-
-def _stamp(img: np.ndarray, alpha: np.ndarray, cx: float, cy: float, colour: BGR) -> None:
-    """Blend `colour` through `alpha` centred at (cx, cy), clipped to the image, in place."""
-    h, w = alpha.shape
-    x0, y0 = int(round(cx - w / 2)), int(round(cy - h / 2))
-    ax0, ay0 = max(0, -x0), max(0, -y0)
-    x0c, y0c = max(0, x0), max(0, y0)
-    x1c, y1c = min(img.shape[1], x0 + w), min(img.shape[0], y0 + h)
-    if x1c <= x0c or y1c <= y0c:
-        return
-    a = alpha[ay0:ay0 + (y1c - y0c), ax0:ax0 + (x1c - x0c), None]
-    roi = img[y0c:y1c, x0c:x1c].astype(np.float32)
-    img[y0c:y1c, x0c:x1c] = np.clip(roi * (1 - a) + np.float32(colour) * a + 0.5, 0,
-                                     255).astype(np.uint8)
+    return hsv(hue % 180, rng.uniform(0.5, 1.0), rng.uniform(0.5, 0.95))
 
 
 def _mark(design: Design, value: int) -> str:
@@ -284,44 +184,10 @@ def _face(design: Design, card: CardId) -> np.ndarray:
     return img
 
 
-def _blank(colour: BGR) -> np.ndarray:
-    img = np.empty((CARD_H, CARD_W, 3), np.uint8)
-    img[:] = colour
-    return img
 
 
-def _border(img: np.ndarray, d: Design) -> None:
-    bw = max(1, int(round(d.border_width * CARD_W)))
-    c, aa = d.border_colour, cv2.LINE_AA
-    if d.border == "line":
-        m = bw + 3
-        cv2.rectangle(img, (m, m), (CARD_W - 1 - m, CARD_H - 1 - m), c, max(1, bw // 3), aa)
-    elif d.border == "band":
-        cv2.rectangle(img, (0, 0), (CARD_W - 1, CARD_H - 1), c, 2 * bw, aa)
-    elif d.border == "rounded":
-        m, r = bw + 2, 14
-        _rounded_rect(img, (m, m, CARD_W - 1 - m, CARD_H - 1 - m), r, c, max(2, bw // 2))
-    elif d.border == "double":
-        for m in (bw, bw + max(3, bw // 2) + 2):
-            cv2.rectangle(img, (m, m), (CARD_W - 1 - m, CARD_H - 1 - m), c, 1, aa)
 
 
-def _rounded_rect(img: np.ndarray, box: tuple[int, int, int, int], r: int, colour: BGR,
-                  thickness: int) -> None:
-    x0, y0, x1, y1 = box
-    aa = cv2.LINE_AA
-    if thickness < 0:
-        cv2.rectangle(img, (x0 + r, y0), (x1 - r, y1), colour, -1, aa)
-        cv2.rectangle(img, (x0, y0 + r), (x1, y1 - r), colour, -1, aa)
-        for cx, cy in ((x0 + r, y0 + r), (x1 - r, y0 + r), (x0 + r, y1 - r), (x1 - r, y1 - r)):
-            cv2.circle(img, (cx, cy), r, colour, -1, aa)
-        return
-    for (ax, ay), (bx, by) in (((x0 + r, y0), (x1 - r, y0)), ((x0 + r, y1), (x1 - r, y1)),
-                               ((x0, y0 + r), (x0, y1 - r)), ((x1, y0 + r), (x1, y1 - r))):
-        cv2.line(img, (ax, ay), (bx, by), colour, thickness, aa)
-    for (cx, cy), start in (((x0 + r, y0 + r), 180), ((x1 - r, y0 + r), 270),
-                            ((x1 - r, y1 - r), 0), ((x0 + r, y1 - r), 90)):
-        cv2.ellipse(img, (cx, cy), (r, r), 0, start, start + 90, colour, thickness, aa)
 
 
 def _picture(img: np.ndarray, d: Design) -> None:
@@ -350,7 +216,7 @@ def _picture(img: np.ndarray, d: Design) -> None:
                  (int(cx + 25 * s), int(rope - 24 * s)), c, 2, aa)
     elif d.picture == "shapes":
         for _ in range(int(rng.integers(2, 6))):
-            colour = _vivid(rng)
+            colour = random_vivid(rng)
             px = cx + rng.uniform(-0.35, 0.35) * CARD_W
             py = cy + rng.uniform(-0.4, 0.4) * size
             r = rng.uniform(0.12, 0.35) * size
@@ -366,7 +232,7 @@ def _picture(img: np.ndarray, d: Design) -> None:
         cv2.rectangle(img, (0, y0), (CARD_W - 1, y1), c, -1)
         step = int(rng.integers(8, 18))
         for x in range(-CARD_H, CARD_W, step):
-            cv2.line(img, (x, y1), (x + (y1 - y0), y0), _mix(c, WHITE, 0.35), 2, aa)
+            cv2.line(img, (x, y1), (x + (y1 - y0), y0), mix(c, WHITE, 0.35), 2, aa)
     elif d.picture == "emblem":
         r = int(size * 0.42)
         cv2.circle(img, (int(cx), int(cy)), r, c, 2, aa)
@@ -380,7 +246,7 @@ def _title(img: np.ndarray, d: Design, y_frac: float) -> None:
     if not d.title:
         return
     g = glyph(d.index_font, d.title, 0.035 * CARD_H, max_width=0.55 * CARD_W)
-    _stamp(img, g, CARD_W / 2, y_frac * CARD_H, _mix(d.ink, d.stock, 0.3))
+    stamp(img, g, CARD_W / 2, y_frac * CARD_H, mix(d.ink, d.stock, 0.3))
 
 
 def _indices(img: np.ndarray, d: Design, text: str, colour: BGR, value: int) -> None:
@@ -407,7 +273,7 @@ def _indices(img: np.ndarray, d: Design, text: str, colour: BGR, value: int) -> 
                 cv2.rectangle(img, (int(px - w / 2 - pad), int(py - h / 2 - pad)),
                               (int(px + w / 2 + pad), int(py + h / 2 + pad)), colour, 1,
                               cv2.LINE_AA)
-            _stamp(img, gl, px, py, colour)
+            stamp(img, gl, px, py, colour)
     if d.index_layout == "stacked":  # a small emblem under each index, as on playing cards
         r = max(3, int(0.35 * w))
         for px, py in ((x_left, y_top + h / 2 + r + 3), (CARD_W - x_left, CARD_H - y_top - h / 2
@@ -416,8 +282,8 @@ def _indices(img: np.ndarray, d: Design, text: str, colour: BGR, value: int) -> 
 
 
 def _number(d: Design, value: int) -> np.ndarray:
-    img = _blank(d.stock)
-    _border(img, d)
+    img = blank(d.stock)
+    border(img, d.border, d.border_colour, d.border_width)
     _picture(img, d)
     text = str(value)
     big = glyph(d.numeral_font, text, d.numeral_height * CARD_H, _mark(d, value),
@@ -433,7 +299,7 @@ def _number(d: Design, value: int) -> np.ndarray:
             cv2.rectangle(img, (int(CARD_W / 2 - w / 2 - 8), int(cy - h / 2 - 8)),
                           (int(CARD_W / 2 + w / 2 + 8), int(cy + h / 2 + 8)), d.plate_colour,
                           -1, cv2.LINE_AA)
-    _stamp(img, big, CARD_W / 2, cy, d.ink)
+    stamp(img, big, CARD_W / 2, cy, d.ink)
     _indices(img, d, text, d.ink, value)
     _title(img, d, 0.93 if d.picture_top else 0.07)
     return img
@@ -447,19 +313,19 @@ def _scoring(d: Design, value: int) -> np.ndarray:
     other = _scoring_half(d, value, d.red)
     img = np.vstack([half, other[::-1, ::-1]])
     if d.border in ("line", "double") and d.scoring == "ink":
-        _border(img, d)
+        border(img, d.border, d.border_colour, d.border_width)
     return img
 
 
 def _scoring_half(d: Design, value: int, colour: BGR) -> np.ndarray:
     """The top half of a scoring card in one colour (the bottom half is the other, turned)."""
     hh = CARD_H // 2
-    half = _blank(d.stock)[:hh].copy()
+    half = blank(d.stock)[:hh].copy()
     g = glyph(d.numeral_font, str(value), d.scoring_height * CARD_H, _mark(d, value),
               max_width=0.6 * CARD_W)
     m = int(round(d.border_width * CARD_W * 0.6))
     if d.scoring == "halves":
-        _rounded_rect(half, (m, m, CARD_W - 1 - m, hh + 12), 10, colour, -1)
+        rounded_rect(half, (m, m, CARD_W - 1 - m, hh + 12), 10, colour, -1)
         ink = d.scoring_ink
     elif d.scoring == "bands":
         band = int(hh * 0.82)
@@ -468,46 +334,46 @@ def _scoring_half(d: Design, value: int, colour: BGR) -> np.ndarray:
     else:  # "ink": coloured numerals on the stock
         ink = colour
     cy = hh * (0.45 if d.scoring == "bands" else 0.52)
-    _stamp(half, g, CARD_W / 2, cy, ink)
+    stamp(half, g, CARD_W / 2, cy, ink)
     if d.scoring_indices:
         small = glyph(d.index_font, str(value), 0.07 * CARD_H, _mark(d, value))
-        _stamp(half, small, 12 + small.shape[1] / 2, 12 + small.shape[0] / 2,
+        stamp(half, small, 12 + small.shape[1] / 2, 12 + small.shape[0] / 2,
                d.scoring_ink if d.scoring in ("halves", "bands") else colour)
     return half
 
 
 def _diagonal(d: Design, value: int) -> np.ndarray:
     """The card split corner to corner: blue above the diagonal, red below."""
-    img = _blank(d.stock)
+    img = blank(d.stock)
     ys, xs = np.mgrid[0:CARD_H, 0:CARD_W]
     above = ys * CARD_W + xs * CARD_H * 0.35 < CARD_H * CARD_W * 0.68
     img[above] = d.blue
     img[~above] = d.red
     g = glyph(d.numeral_font, str(value), d.scoring_height * CARD_H, _mark(d, value),
               max_width=0.55 * CARD_W)
-    _stamp(img, g, CARD_W * 0.42, CARD_H * 0.27, d.scoring_ink)
+    stamp(img, g, CARD_W * 0.42, CARD_H * 0.27, d.scoring_ink)
     flipped = np.ascontiguousarray(g[::-1, ::-1])
-    _stamp(img, flipped, CARD_W * 0.58, CARD_H * 0.73, d.scoring_ink)
+    stamp(img, flipped, CARD_W * 0.58, CARD_H * 0.73, d.scoring_ink)
     return img
 
 
 def _zero(d: Design, blue: bool) -> np.ndarray:
     colour = d.blue if blue else d.red
     if d.zero == "half":
-        half = _blank(d.stock)[:CARD_H // 2].copy()
-        _rounded_rect(half, (4, 4, CARD_W - 5, CARD_H // 2 + 12), 10, colour, -1)
+        half = blank(d.stock)[:CARD_H // 2].copy()
+        rounded_rect(half, (4, 4, CARD_W - 5, CARD_H // 2 + 12), 10, colour, -1)
         g = glyph(d.numeral_font, "0", d.zero_height * CARD_H, max_width=0.7 * CARD_W)
-        _stamp(half, g, CARD_W / 2, CARD_H / 4 + 4, d.scoring_ink)
-        plain = _blank(d.stock)[:CARD_H // 2]
+        stamp(half, g, CARD_W / 2, CARD_H / 4 + 4, d.scoring_ink)
+        plain = blank(d.stock)[:CARD_H // 2]
         img = np.vstack([half, plain]) if blue else np.vstack([plain, half[::-1, ::-1]])
         return np.ascontiguousarray(img)
     g = glyph(d.numeral_font, "0", d.zero_height * 1.3 * CARD_H, max_width=0.75 * CARD_W)
     if d.zero == "full":
-        img = _blank(colour)
-        _stamp(img, g, CARD_W / 2, CARD_H / 2, d.scoring_ink)
+        img = blank(colour)
+        stamp(img, g, CARD_W / 2, CARD_H / 2, d.scoring_ink)
         return img
-    img = _blank(d.stock)
+    img = blank(d.stock)
     if d.zero == "framed":
         cv2.rectangle(img, (0, 0), (CARD_W - 1, CARD_H - 1), colour, 24)
-    _stamp(img, g, CARD_W / 2, CARD_H / 2, colour)
+    stamp(img, g, CARD_W / 2, CARD_H / 2, colour)
     return img

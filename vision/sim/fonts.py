@@ -37,6 +37,7 @@ SCAN_VERSION = 2
 # Display fonts of the Aenigma collection ("... BRK") are drawn less often than text faces: a
 # printed deck is far likelier to use a book or signage face.
 DISPLAY_SHARE = 0.2
+_TRIES = 200  # fonts tried for one that draws a deck's letters
 
 # digits that are pictures, letters or unreadable shapes
 _BLOCKED = {
@@ -125,34 +126,54 @@ def _font_files(dirs: Iterable[Path]) -> list[Path]:
 
 def _digits_ok(path: Path) -> tuple[str, str] | None:
     """(family, style) if the font draws ten distinct digits, else None."""
-    import cv2
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import ImageFont
 
     try:
         font = ImageFont.truetype(str(path), 64)
         family, style = font.getname()
     except (OSError, ValueError):
         return None
+    return (str(family), str(style)) if _distinct_glyphs(font, "0123456789") else None
 
-    def shape(ch: str) -> np.ndarray | None:
-        im = Image.new("L", (120, 120), 0)
-        ImageDraw.Draw(im).text((14, 8), ch, font=font, fill=255)
-        a = np.asarray(im, np.float32) / 255
-        ys, xs = np.nonzero(a > 0.3)
-        if len(ys) < 10:
-            return None
-        g = a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-        return cv2.resize(g, (24, 32), interpolation=cv2.INTER_AREA).ravel()
 
-    digits = [shape(str(d)) for d in range(10)]
-    if any(g is None for g in digits):
+@functools.lru_cache(maxsize=4096)
+def draws(path: str, chars: str) -> bool:
+    """Whether the font draws each of `chars` as a shape of its own (a deck's letters: a font
+    chosen for its digits may lack them, or draw them all as its missing-glyph box)."""
+    from PIL import ImageFont
+
+    try:
+        return _distinct_glyphs(ImageFont.truetype(path, 64), chars)
+    except (OSError, ValueError):
+        return False
+
+
+def _distinct_glyphs(font, chars: str) -> bool:  # noqa: ANN001 - a PIL font object
+    """Every one of `chars` drawn, none the missing-glyph box, no two alike."""
+    shapes = [_ink_shape(font, ch) for ch in chars]
+    if any(g is None for g in shapes):
+        return False
+    box = _ink_shape(font, "\ue000")  # a private-use code point: the missing-glyph box, if any
+    if box is not None and any(float(np.abs(g - box).mean()) < 0.02 for g in shapes):
+        return False
+    closest = min((float(np.abs(shapes[i] - shapes[j]).mean())
+                   for i in range(len(shapes)) for j in range(i + 1, len(shapes))), default=1.0)
+    return closest >= 0.04
+
+
+def _ink_shape(font, ch: str) -> np.ndarray | None:  # noqa: ANN001 - a PIL font object
+    """A character's ink cropped and scaled to 24 x 32, flattened (None when next to none)."""
+    import cv2
+    from PIL import Image, ImageDraw
+
+    im = Image.new("L", (120, 120), 0)
+    ImageDraw.Draw(im).text((14, 8), ch, font=font, fill=255)
+    a = np.asarray(im, np.float32) / 255
+    ys, xs = np.nonzero(a > 0.3)
+    if len(ys) < 10:
         return None
-    box = shape("\ue000")  # a private-use code point: the missing-glyph box, if it draws one
-    if box is not None and any(float(np.abs(g - box).mean()) < 0.02 for g in digits):
-        return None
-    closest = min(float(np.abs(digits[i] - digits[j]).mean())
-                  for i in range(10) for j in range(i + 1, 10))
-    return (str(family), str(style)) if closest >= 0.04 else None
+    g = a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    return cv2.resize(g, (24, 32), interpolation=cv2.INTER_AREA).ravel()
 
 
 def scan(dirs: Iterable[Path] = FONT_DIRS, cache: Path | None = None) -> list[Font]:
@@ -199,10 +220,18 @@ def fonts_of(split: Split) -> tuple[Font, ...]:
     return fonts
 
 
-def pick_font(rng: np.random.Generator, split: Split) -> Font:
+def pick_font(rng: np.random.Generator, split: Split, needs: str = "") -> Font:
     """A random font of the split: a design group first (a family with forty files is one
     design, like a family with one), then one of its fonts; a text face, or now and then a
-    display face."""
+    display face. With `needs`, one that draws those characters too (`draws`)."""
+    for _ in range(_TRIES):
+        font = _any_font(rng, split)
+        if not needs or draws(font.path, needs):
+            return font
+    raise FontError(f"no {split} font drawing {needs!r} found in {_TRIES} tries")
+
+
+def _any_font(rng: np.random.Generator, split: Split) -> Font:
     fonts = fonts_of(split)
     display = [f for f in fonts if f.display]
     text = [f for f in fonts if not f.display]

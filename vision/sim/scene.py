@@ -8,7 +8,8 @@ noise, uint8, JPEG. Cards are composed in the flat table plane; placements and h
 plane's coordinates (frame px before tilt); the truth corners go through the same homography.
 
 Angles: `angle_deg` turns the card counter-clockwise as seen in the image (OpenCV's convention);
-0 = upright portrait, 180 = upside down.
+0 = upright portrait, 180 = upside down. A placement's card is a Tightrope `CardId`, drawn in the
+frame's edition (`style`), or a `Printed` card of any deck, drawn in its own design.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ import cv2
 import numpy as np
 
 from vision.cards import ALL_CARDS, CARD_H, CARD_W, DEFAULT_STYLE, CardId, Edition
+from vision.sim.faces import Printed
 from vision.sim.hands import HandPose, draw_hand, random_hand
 from vision.sim.textures import TABLES, table_texture
 
 Size = tuple[int, int]
+Card = CardId | Printed  # a Tightrope card in the frame's edition, or any deck's printed card
 Surface = Callable[[int, int], np.ndarray]  # (w, h) -> float32 BGR table
 
 
@@ -75,7 +78,7 @@ class Conditions:
 
 @dataclass
 class Placement:
-    card: CardId
+    card: Card
     center: tuple[float, float]  # in the flat table plane (frame px before tilt)
     angle_deg: float             # counter-clockwise in the image; 180 = upside down
     width_px: float              # 70..160 typical at 1280x720
@@ -83,7 +86,7 @@ class Placement:
 
 @dataclass
 class TruthCard:
-    card: CardId
+    card: Card
     corners: np.ndarray          # (4,2) float32 frame px of the face's TL,TR,BR,BL
     center: tuple[float, float]
     visible_fraction: float      # 1.0 = nothing on top of it and inside the frame
@@ -194,7 +197,8 @@ def _draw_card(img: np.ndarray, ids: np.ndarray, index: int, p: Placement, corne
     scale = p.width_px / CARD_W
     fw, fh = max(2, round(CARD_W * scale)), max(2, round(CARD_H * scale))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    face = cv2.resize(style.face(p.card), (fw, fh), interpolation=interp)
+    printed = p.card.face() if isinstance(p.card, Printed) else style.face(p.card)
+    face = cv2.resize(printed, (fw, fh), interpolation=interp)
     alpha = cv2.resize(_CARD_ALPHA, (fw, fh), interpolation=interp)
     src = np.array([[-0.5, -0.5], [fw - 0.5, -0.5], [-0.5, fh - 0.5]], np.float32)
     dst = (corners[[0, 1, 3]] - np.array([x0, y0], np.float32) - 0.5).astype(np.float32)
@@ -510,8 +514,8 @@ def render_scene(placements: Sequence[Placement], cond: Conditions, size: Size =
     cards already composed by `_compose_cards` for the same placements, cond, size and seed."""
     placements = list(placements)
     for p in placements:
-        if not isinstance(p.card, CardId):
-            raise SimError(f"placement card must be a CardId, got {p.card!r}")
+        if not isinstance(p.card, CardId | Printed):
+            raise SimError(f"placement card must be a CardId or a Printed card, got {p.card!r}")
         if not 4.0 <= p.width_px <= 4000.0:
             raise SimError(f"card width must be within 4..4000 px, got {p.width_px}")
     if layer is None:
@@ -612,7 +616,7 @@ def _separated(a: np.ndarray, b: np.ndarray, gap: float = 4.0) -> bool:
 
 def random_scene(rng: np.random.Generator, n_cards: int, size: Size = (1280, 720),
                  overlap: float = 0.0, *, width_range: tuple[float, float] = (70.0, 160.0),
-                 angle: float | None = None, cards: Sequence[CardId] | None = None
+                 angle: float | None = None, cards: Sequence[Card] | None = None
                  ) -> list[Placement]:
     """n_cards distinct random cards at random rotations, lying inside the frame.
 
