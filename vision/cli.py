@@ -135,7 +135,8 @@ def set_editions(args: argparse.Namespace) -> list[Edition] | None:
     from vision.sim.fonts import Split
 
     rng = np.random.default_rng([args.seed, 77])
-    split: Split = {"unseen": "test", "calib": "calib"}.get(args.designs, "train")
+    splits: dict[str, Split] = {"unseen": "test", "calib": "calib"}
+    split = splits.get(args.designs, "train")
     return [random_design(rng, split) for _ in range(max(1, args.design_count))]
 
 
