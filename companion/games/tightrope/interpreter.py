@@ -463,12 +463,18 @@ class Interpreter:
         if not row or (t - max(c.t for c in row) < SCORING_SETTLE_S - 1e-6
                        and not any(c.named is not None for c in row)):
             return []
-        # zeros first (they lie across the value card: laid first), in the order they came;
-        # then a card a person named (the trick's, though the camera saw it late or never);
-        # then cards not read surely: any of them may be a zero, and the value card would
-        # close the reveal without it
-        return sorted(row, key=lambda c: (not _zero_read(c), c.named is None,
-                                          sure_card(c.reading) is not None, c.order))
+        # zeros first (they lie across the value card: laid first), in the order the camera
+        # first saw them (its tracks are numbered so; one read later still came first); then
+        # a card a person named (the trick's, though the camera saw it late or never); then
+        # cards not read surely: any of them may be a zero, and the value card would close
+        # the reveal without it
+        def rank(c: Card) -> tuple[bool, bool, bool, int]:
+            if _zero_read(c):
+                seen = c.track >= 0
+                return False, False, not seen, c.track if seen else c.order
+            return True, c.named is None, sure_card(c.reading) is not None, c.order
+
+        return sorted(row, key=rank)
 
     def _reveal(self, game: Game, t: float) -> Apply | None:
         for c in self._row_due(game, t):
