@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +155,14 @@ def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
     return result
 
 
+def same_trick(a: Trick, b: Trick, simultaneous: bool) -> bool:
+    """The same trick, card for card; in the simultaneous variant its plays in any order (all
+    are laid at once: the record's order is the order they were seen)."""
+    if simultaneous:
+        a, b = (replace(t, plays=tuple(sorted(t.plays, key=lambda p: p.seat))) for t in (a, b))
+    return a == b
+
+
 def _count(result: FootageResult, answered: tuple[int, int]) -> None:
     result.questions += answered[0]
     result.offered += answered[1]
@@ -164,11 +172,12 @@ def _score(result: FootageResult, referee: Referee, true: Game) -> None:
     got = {(t.round, t.index): t for t in all_tricks(referee.game)} if referee.game else {}
     want = all_tricks(true)
     result.tricks = len(want)
+    simultaneous = true.setup.variant.simultaneous
     for t in want:
         mine = got.get((t.round, t.index))
         if mine is None:
             result.missing += 1
-        elif mine == t:
+        elif same_trick(mine, t, simultaneous):
             result.right += 1
         else:
             result.wrong += 1

@@ -545,3 +545,24 @@ def test_a_photo_that_cannot_be_kept_says_so_naming_it(referee, tmp_path):
     with pytest.raises(OSError, match="photos"):
         TrickPhotos(tmp_path / "photos", referee.store)(notice)
 
+
+
+def test_a_simultaneous_trick_is_the_same_whatever_order_its_plays_were_seen_in():
+    from companion.evaluate import same_trick
+    from companion.games.tightrope.rules import Game, Variant
+
+    def trick(variant: Variant, plays: list[tuple[int, int]]):
+        game = Game(GameStarted(("Ana", "Ben", "Cy"), 0, variant))
+        game.apply(ScoringRevealed(ScoringCard(4)))
+        for seat, card in plays:
+            game.apply(CardPlayed(seat, card))
+        return game.tricks_this_round[0]
+
+    both = Variant(simultaneous=True)
+    a, b = trick(both, [(0, 5), (1, 20), (2, 33)]), trick(both, [(2, 33), (0, 5), (1, 20)])
+    assert a != b and same_trick(a, b, simultaneous=True)
+    c = trick(both, [(0, 5), (1, 21), (2, 33)])
+    assert not same_trick(a, c, simultaneous=True)  # another card is another trick
+    std = Variant()
+    d, e = trick(std, [(1, 5), (2, 20), (0, 33)]), trick(std, [(1, 5), (2, 20), (0, 33)])
+    assert same_trick(d, e, simultaneous=False)
