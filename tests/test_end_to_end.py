@@ -3,7 +3,8 @@
 - the demo's default game, run as `make demo` runs it (headless): it passes its own check;
 - a 5-player tactical and simultaneous game through `tightrope-companion run`;
 - a kill -9 in the middle of a game and a restart on the rest of the footage;
-- twenty restarts at random frames, hands in view at half of them: nothing is invented.
+- twenty restarts at random frames, hands in view at half of them: nothing is invented;
+- a weakened reader, and a person who answers every question through the JSON API.
 (A sweep of demo seeds is bench/bench_games.py.)
 """
 
@@ -204,3 +205,62 @@ def test_a_weakened_reader_scores_no_trick_wrong_and_every_question_offers_the_t
     result = run_footage(FolderSource(frames, FPS), watcher, Game.replay(rendered["events"]))
     assert result.wrong == 0 and result.missing == 0 and result.right == result.tricks
     assert result.questions > 0 and result.offered == result.questions
+
+
+def test_a_person_answers_every_question_through_the_json_api(rendered, tmp_path):
+    """The person at the table as a test outside the project plays it: reading GET /api/view
+    and answering with POST /api/resolve (host PIN, same origin), from the true record."""
+    if rendered["name"] != "demo-default":
+        pytest.skip("runs on the demo's game")
+    from companion.evaluate import WeakenedReader, all_tricks, same_trick
+    from companion.games.tightrope.person import answer
+    from companion.hub import Hub
+    from vision.read import Reader
+    from vision.sources import FolderSource
+    from vision.watch import TableWatcher
+    from vision.zones import load_zones
+    from web.app import create_app
+    from web.auth import PinStore
+
+    frames, true = rendered["frames"], Game.replay(rendered["events"])
+    store = Store(tmp_path / "tightrope.db")
+    referee = Referee(store, Hub())
+    pins = PinStore(tmp_path / "host-pin")
+    pins.set_pin("2468")
+    client = create_app(referee, store, photo_dir=tmp_path / "photos", pin_store=pins,
+                        testing=True).test_client()
+    host = {"Origin": "http://localhost", "X-Host-Pin": "2468"}
+    referee.handle(NewGame(true.setup))
+    weak = WeakenedReader(Reader.zero_shot(), seed=5)  # questions come up
+    watcher = TableWatcher(load_zones(frames / "zones.json"), weak, fps=FPS)
+    source, asked, offered = FolderSource(frames, FPS), 0, 0
+
+    def answer_what_the_page_shows() -> None:
+        nonlocal asked, offered
+        for _ in range(50):
+            view = client.get("/api/view").get_json()["view"]
+            conflict = view["conflict"]
+            if conflict is None:
+                return
+            choice = answer(conflict, view["state"], true)
+            offered += choice in [c["id"] for c in conflict["choices"]]
+            reply = client.post("/api/resolve", json={"conflict_id": conflict["id"],
+                                                      "choice": choice}, headers=host)
+            assert reply.status_code == 200, reply.get_json()
+            asked += 1
+
+    source.open()
+    k = 0
+    while (frame := source.read()) is not None:
+        changes = watcher.feed(frame)
+        referee.handle(Seen(tuple(changes), k / FPS, frame if changes else None))
+        referee.publish()  # as the referee's loop does after each message
+        answer_what_the_page_shows()
+        k += 1
+    referee.handle(Flush())
+    referee.publish()
+    answer_what_the_page_shows()
+    got, want = all_tricks(referee.game), all_tricks(true)
+    assert len(got) == len(want)
+    assert all(same_trick(a, b, simultaneous=False) for a, b in zip(got, want, strict=True))
+    assert asked > 0 and offered == asked
