@@ -177,6 +177,21 @@ def test_two_zeros_count_in_the_order_the_camera_first_saw_them():
                                     ScoringCard(5))
 
 
+def test_an_unsure_card_seen_before_a_sure_zero_is_settled_first():
+    # the red zero was seen first but not read surely; the blue zero on it was: the red one is
+    # asked about before the blue one counts, so the two count in the order they were laid
+    t = Table()
+    red = t.lay("scoring", unsure((scoring(0, "red"), 0.5), (scoring(6), 0.3)), dt=0.2,
+                track=10)
+    t.lay("scoring", sure(scoring(0, "blue")), dt=0.2, track=11)
+    t.lay("scoring", sure(scoring(5)), dt=0.2, track=12)
+    t.wait(SCORING_SETTLE_S)
+    assert t.game.trick_scoring == () and f"card:{red}" in t.questions
+    t.answer(f"card:{red}", "scoring:red0")
+    assert t.game.trick_scoring == (ScoringCard(0, Colour.RED), ScoringCard(0, Colour.BLUE),
+                                    ScoringCard(5))
+
+
 def test_an_unsure_scoring_card_is_asked_with_every_card_left_ranked():
     t = Table()
     track = t.lay("scoring", unsure((scoring(6), 0.5), (scoring(9), 0.4)))

@@ -463,16 +463,15 @@ class Interpreter:
         if not row or (t - max(c.t for c in row) < SCORING_SETTLE_S - 1e-6
                        and not any(c.named is not None for c in row)):
             return []
-        # zeros first (they lie across the value card: laid first), in the order the camera
-        # first saw them (its tracks are numbered so; one read later still came first); then
-        # a card a person named (the trick's, though the camera saw it late or never); then
-        # cards not read surely: any of them may be a zero, and the value card would close
-        # the reveal without it
-        def rank(c: Card) -> tuple[bool, bool, bool, int]:
-            if _zero_read(c):
-                seen = c.track >= 0
-                return False, False, not seen, c.track if seen else c.order
-            return True, c.named is None, sure_card(c.reading) is not None, c.order
+        # zeros first (they lie across the value card: laid first), and with them the cards
+        # neither named nor read surely (any may be a zero: the value card would close the
+        # reveal without it), in the order the camera first saw them (its tracks are numbered
+        # so; a card read later may still have come first); then a card a person named (the
+        # trick's, though the camera saw it late or never); then the sure value card
+        def rank(c: Card) -> tuple[bool, bool, int]:
+            if _zero_read(c) or (c.named is None and sure_card(c.reading) is None):
+                return False, c.track < 0, c.track if c.track >= 0 else c.order
+            return True, c.named is None, c.order
 
         return sorted(row, key=rank)
 
