@@ -373,6 +373,21 @@ def test_a_scoring_card_a_person_named_unseen_is_the_one_the_camera_reads_later(
     assert not t.questions and t.it.table.cards[late].counts_as == ScoringCard(8)
 
 
+def test_a_cleared_trick_asks_for_each_missing_card_in_turn_after_a_card_named_unseen():
+    # the only card seen of the trick was taken away; the person names the next seat's card,
+    # which the camera never saw: the trick is still cleared, so the last seat is asked at
+    # once (it waited, and took that seat's card of the next trick for this one's)
+    t = Table()
+    t.lay("scoring", sure(scoring(6)))
+    t.wait(SCORING_SETTLE_S)
+    first, second, last = _order(t)
+    t.take(t.lay(first, sure(number(12))))
+    t.answer(f"play:0:0:{second}", "card:33")
+    assert f"play:0:0:{last}" in t.questions
+    t.answer(f"play:0:0:{last}", "card:40")
+    assert [p.card for p in t.game.tricks_this_round[0].plays] == [12, 33, 40]
+
+
 def test_cards_lying_there_at_a_restart_are_the_game_s_own_cards():
     t = Table()
     reveal_and_play(t, 3, [7, 28, 36])

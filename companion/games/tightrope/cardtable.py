@@ -63,10 +63,11 @@ class CardTable:
         return card
 
     def name(self, zone: int | str, card: Stands, t: float) -> Card:
-        """A card a person named that the camera never saw (a negative track)."""
+        """A card a person named that the camera never saw (a negative track). It does not lie
+        where the camera looks: a trick whose seen cards were taken away is cleared."""
         self._named += 1
         entry = self.arrive(-self._named, zone, None, t)
-        entry.named = card
+        entry.named, entry.present = card, False
         return entry
 
     def gone(self, track: int) -> Card | None:
