@@ -1,6 +1,6 @@
 """Whole games through the real pipeline: tricks scored right and wrong, questions asked.
 
-Run: .venv/bin/python -m bench.bench_games [--seeds 1-20] [--weak] [--design unseen]
+Run: .venv/bin/python -m bench.bench_games [--seeds 1-20] [--weak | --both] [--design unseen]
 (results in docs/PERFORMANCE.md).
 
 Each seed is a demo game (`demo --seed S`: 3, 4 or 5 players, both variants mixed), its footage
@@ -50,7 +50,8 @@ def play(frames: Path, events: list, reader: Any, fps: float = 10.0) -> dict:
     return {**result.to_json(), "not_scored": result.missing}
 
 
-def main(seeds: list[int], weak: bool, design: str) -> dict:
+def main(seeds: list[int], readers: list[str], design: str) -> dict:
+    """Each seed's game rendered once and played with each of `readers` ("plain", "weak")."""
     from vision.read import Reader
 
     cv2.setNumThreads(1)
@@ -58,7 +59,7 @@ def main(seeds: list[int], weak: bool, design: str) -> dict:
     table = "wood_light"
     if design == "unseen":
         edition, reader, table = _unseen_deck()
-    results = {}
+    results: dict[str, dict] = {name: {} for name in readers}
     for seed in seeds:
         players, variant = demo_game(seed)
         events = random_game(random.Random(seed), players, variant)
@@ -68,18 +69,25 @@ def main(seeds: list[int], weak: bool, design: str) -> dict:
         else:
             frames = _render_unseen(events, seed, edition, table)
         rendered = time.perf_counter() - began
-        use = WeakenedReader(reader, seed) if weak else reader
-        r = play(frames, events, use)
-        r.update(players=players, tactical=variant.tactical,
-                 simultaneous=variant.simultaneous, render_s=round(rendered, 1))
-        results[seed] = r
-        print(f"bench_games: seed {seed}: {json.dumps(r)}", file=sys.stderr, flush=True)
-    tricks = sum(r["tricks"] for r in results.values())
-    summary = {k: sum(r[k] for r in results.values()) for k in
+        for name in readers:
+            use = WeakenedReader(reader, seed) if name == "weak" else reader
+            r = play(frames, events, use)
+            r.update(players=players, tactical=variant.tactical,
+                     simultaneous=variant.simultaneous, render_s=round(rendered, 1))
+            results[name][seed] = r
+            print(f"bench_games: {name} seed {seed}: {json.dumps(r)}", file=sys.stderr,
+                  flush=True)
+    return {name: {"games": games, "summary": _summary(games)}
+            for name, games in results.items()}
+
+
+def _summary(games: dict) -> dict:
+    tricks = sum(r["tricks"] for r in games.values())
+    summary = {k: sum(r[k] for r in games.values()) for k in
                ("tricks", "right", "wrong", "not_scored", "questions",
                 "questions_offering_the_truth", "frames")}
     summary["questions_per_50_tricks"] = round(50 * summary["questions"] / max(1, tricks), 2)
-    return {"games": results, "summary": summary}
+    return summary
 
 
 def _unseen_deck() -> tuple[Any, Any, str]:
@@ -116,11 +124,14 @@ def _seeds(text: str) -> list[int]:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seeds", default="1-20")
-    ap.add_argument("--weak", action="store_true")
+    ap.add_argument("--weak", action="store_true", help="the weakened reader only")
+    ap.add_argument("--both", action="store_true",
+                    help="each game played twice, with the reader and the weakened one")
     ap.add_argument("--design", choices=("own", "unseen"), default="own")
     ap.add_argument("--out", default="var/bench-games.json")
     a = ap.parse_args()
-    res = main(_seeds(a.seeds), a.weak, a.design)
+    names = ["plain", "weak"] if a.both else ["weak"] if a.weak else ["plain"]
+    res = main(_seeds(a.seeds), names, a.design)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(res, indent=1))
-    print(json.dumps(res["summary"], indent=1))
+    print(json.dumps({name: r["summary"] for name, r in res.items()}, indent=1))
