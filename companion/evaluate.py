@@ -120,9 +120,7 @@ def played_this_round(game: Game | None) -> list[CardId]:
     """The cards the game counts as played or revealed this round."""
     if game is None or game.game_over:
         return []
-    cards: list[int | ScoringCard] = [p.card for t in game.tricks_this_round for p in t.plays]
-    cards += [p.card for p in game.trick_plays]
-    cards += game.revealed
+    cards: list[int | ScoringCard] = [*sorted(game.played), *game.revealed]
     return [card_id(s) for s in cards]
 
 

@@ -409,6 +409,11 @@ class Game(base.EventGame[GameEvent]):
             return ()
         return ((self._trick.leader + len(played)) % n,)
 
+    @property
+    def played(self) -> frozenset[int]:
+        """Number cards already played this round (R13)."""
+        return frozenset(self._played)
+
     def playable_cards(self) -> frozenset[int]:
         """Number cards that may still appear this round: in the deck in use, not yet played."""
         if self.game_over:
