@@ -272,8 +272,6 @@ class Referee:
     def _apply_decision(self, decision: Apply) -> Trick | None | bool:
         """Apply what the interpreter decided: the trick it completed or None; False when the
         rules refused it (the interpreter then asks)."""
-        game = self.game
-        where = (game.round_index, game.trick_index) if game is not None else (0, 0)
         event = decision.event
         if isinstance(event, PlayCorrected | ScoringCorrected) and not event.at:
             event = replace(event, at=now_iso())
@@ -282,7 +280,7 @@ class Referee:
         except RuleError as err:
             self.interpreter.refused(decision, err.detail)
             return False
-        self.interpreter.applied(decision, *where)
+        self.interpreter.applied(decision)
         if decision.learn is not None and decision.track is not None:
             self._learned(decision.track, decision.learn)
         return trick

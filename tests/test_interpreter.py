@@ -101,14 +101,13 @@ class Table:
             applied = False
             for d in self.it.decide(self.game, self.t):
                 if isinstance(d, Apply):
-                    where = (self.game.round_index, self.game.trick_index)
                     try:
                         self.log.apply(d.event)
                     except ValueError as err:
                         self.it.refused(d, str(err))
                         self.refused.append(str(err))
                     else:
-                        self.it.applied(d, *where)
+                        self.it.applied(d)
                         self.applied.append(d.event)
                     applied = True
                 elif isinstance(d, Ask):
@@ -458,7 +457,7 @@ def test_a_card_a_person_named_is_learned_under_its_label():
     t.wait(SCORING_SETTLE_S)
     seen = []
     original = t.it.applied
-    t.it.applied = lambda d, r, k: (seen.append(d), original(d, r, k))  # type: ignore[method-assign]
+    t.it.applied = lambda d: (seen.append(d), original(d))  # type: ignore[method-assign]
     t.answer(f"card:{track}", "scoring:9")
     assert seen[0].learn == "scoring-9" and seen[0].track == track
 

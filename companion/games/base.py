@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, runtime_checkable
 
 
 class RuleError(ValueError):
@@ -205,6 +205,146 @@ def seating_fault(players: tuple[str, ...], seats: range, title: str) -> str | N
     return None
 
 
+# --- what an interpreter decides ----------------------------------------------------------------
+
+
+class AnswerError(ValueError):
+    """An answer that is not one of the question's, or that the rules refuse."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """Something a person must decide; nothing it is about is scored until then."""
+
+    key: str
+    message: str
+    choices: tuple[Choice, ...]
+    ok: str | None = None         # what the table's OK button confirms: a single sure proposal
+    seat: int | None = None
+    round: int = 0                # where in the game (Tightrope: round and trick; Attacke: the
+    trick: int = 0                # contest and 0)
+    track: int | None = None      # the physical card it is about (its crop)
+    any_card: str | None = None   # the game's kind of card any legal one of which may be given
+
+
+@dataclass(frozen=True)
+class Apply:
+    """An event to apply. The referee applies it (or the rules refuse it) and tells the
+    interpreter so (`applied` / `refused`) before it decides again."""
+
+    event: Any
+    track: int | None = None      # the physical card it comes from
+    learn: str | None = None      # a person named the card the camera saw: its label (keep it)
+    position: Any = None          # where in the game it was decided (the interpreter's own use)
+
+
+@dataclass(frozen=True)
+class Ask:
+    question: Question
+
+
+@dataclass(frozen=True)
+class Withdraw:
+    key: str
+
+
+Decision = Apply | Ask | Withdraw
+
+
+class Interpreter(Protocol):
+    """From what the camera saw to events: a pure decider (no I/O, no clock). The watcher's
+    changes go in with `seen`, people's answers with `answer`; `decide` says what follows."""
+
+    settle_s: float  # how long what the camera saw may still change before it is decided
+
+    def seen(self, changes: Iterable[Any], t: float) -> None: ...
+
+    def decide(self, game: Any, t: float) -> list[Decision]:
+        """At most one Apply (the referee applies it and asks again), or questions to ask and
+        withdraw."""
+        ...
+
+    def applied(self, decision: Apply) -> None: ...
+
+    def refused(self, decision: Apply, why: str) -> None: ...
+
+    def answer(self, key: str, choice: str, game: Any, t: float) -> None:
+        """A person answered question `key`; AnswerError if the choice is not one it allows."""
+        ...
+
+    def undone(self, game: Any) -> None:
+        """A person took back the last event; `game` is the game after the undo."""
+        ...
+
+    def corrected(self, correction: Any, game: Any) -> Apply | None:
+        """A person corrected an event: an Apply naming the card seen and its right label
+        (`track`, `learn`) where its crop should be kept, nothing more to apply."""
+        ...
+
+
+# --- the log the referee keeps ------------------------------------------------------------------
+
+
+@runtime_checkable
+class Moment(Protocol):
+    """What an event completed that deserves a photo: a trick, a contest."""
+
+    @property
+    def photo_key(self) -> tuple[int, int]: ...
+
+    @property
+    def photo_stem(self) -> str: ...
+
+
+class Log(Protocol):
+    """The record's events still in effect and the game they make; corrections applied."""
+
+    @property
+    def game(self) -> Any: ...
+
+    @property
+    def effective(self) -> list[Any]: ...
+
+    def apply(self, event: Any) -> Moment | None:
+        """Apply a record event (a game event, a correction, an undo, a note); the moment it
+        completed. A refused event raises RuleError and changes nothing."""
+        ...
+
+    def changes_nothing(self, event: Any) -> bool:
+        """A correction to what the game already holds: nothing to apply or record."""
+        ...
+
+
+class EventLog(Generic[E]):
+    """The Log of an EventGame: game events applied, an undo taking back the last, notes
+    changing nothing. (A game with corrections of its own keeps a log of its own.)"""
+
+    def __init__(self, game: EventGame[E]) -> None:
+        self.game = game
+
+    @property
+    def effective(self) -> list[E]:
+        return list(self.game.log)
+
+    def apply(self, event: Any) -> Moment | None:
+        if isinstance(event, Note):
+            return None
+        if isinstance(event, Undo):
+            self.game.undo()
+            return None
+        done = self.game.apply(event)
+        return done if isinstance(done, Moment) else None
+
+    def changes_nothing(self, event: Any) -> bool:
+        return False
+
+
 # --- the protocol -------------------------------------------------------------------------------
 
 
@@ -255,6 +395,18 @@ class GameSpec(Protocol):
         """The events of a random legal game: test material and the demo's script."""
         ...
 
+    def log(self, events: Sequence[Any]) -> Log:
+        """The log of a game in play from its record events (its start first); RuleError as
+        the rules refuse one."""
+        ...
+
+    # A new interpreter for a game at the table; None for a game the table cannot referee yet.
+    interpreter: Callable[[], Interpreter] | None
+
+    def snapshot(self, game: Any) -> dict[str, Any]:
+        """Everything the table shows now: what the web page and the LEDs render."""
+        ...
+
 
 @dataclass(frozen=True)
 class Package:
@@ -271,3 +423,21 @@ class Package:
     replay_json: Callable[[Any], dict[str, Any]]
     text_sheet: Callable[[Any], str]
     random_game: Callable[..., Sequence[Any]]
+    log: Callable[[Sequence[Any]], Log]
+    snapshot: Callable[[Any], dict[str, Any]]
+    interpreter: Callable[[], Interpreter] | None = None  # None: not yet refereed at a table
+
+
+def event_log(game_type: type[EventGame[Any]]) -> Callable[[Sequence[Any]], EventLog[Any]]:
+    """A GameSpec's `log` for an EventGame: the game replayed from the events, undos included."""
+
+    def log(events: Sequence[Any]) -> EventLog[Any]:
+        if not events:
+            raise game_type.not_started("a game begins with game_started")
+        out = EventLog(game_type(events[0]))
+        for event in events[1:]:
+            out.apply(event)
+        return out
+
+    return log
+

@@ -8,11 +8,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import Package
+from ..base import Package, event_log
 from .events import event_to_json, fold_record, parse_event
 from .randgame import random_game
-from .rules import SEATS, Card, Colour, Variant
-from .views import replay_json, scoresheet_text
+from .rules import SEATS, Card, Colour, Game, Variant
+from .views import replay_json, scoresheet_text, snapshot
 
 CARD_NAMES = (*(str(Card(v, c)) for c in Colour for v in (2, 3, 4, 5, 7)),
               "shield-7", "shield-10", "back")  # "back": a card laid face down (A12)
@@ -25,4 +25,5 @@ def _random_game(seed: int, players: int, **options: Any) -> list[Any]:
 GAME = Package(
     name="attacke", title="Attacke", seats=SEATS, deck=CARD_NAMES,
     parse_event=parse_event, event_to_json=event_to_json, fold=fold_record,
-    replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game)
+    replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game,
+    log=event_log(Game), snapshot=snapshot)

@@ -195,6 +195,14 @@ class Contest:
     chip_won: bool = False                      # the winner took a chip (A9)
     chips_returned: tuple[tuple[int, Colour], ...] = ()  # (seat, chip) given back (A8)
 
+    @property
+    def photo_key(self) -> tuple[int, int]:
+        return self.index, 0
+
+    @property
+    def photo_stem(self) -> str:
+        return f"contest-{self.index + 1}"
+
     def total(self, seat: int) -> int:
         return sum(c.value for c in self.played[seat]) + self.concealed[seat]
 

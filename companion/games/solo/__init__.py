@@ -9,13 +9,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..base import Package
+from ..base import Package, event_log
 from .cards import CARD_NAMES
 from .events import event_to_json, fold_record, parse_event
 from .randgame import random_game
-from .rules import SEATS
+from .rules import SEATS, Game
 from .scoring import Variant
-from .views import replay_json, scoresheet_text
+from .views import replay_json, scoresheet_text, snapshot
 
 
 def _random_game(seed: int, players: int = 1, **options: Any) -> list[Any]:
@@ -25,4 +25,5 @@ def _random_game(seed: int, players: int = 1, **options: Any) -> list[Any]:
 GAME = Package(
     name="solo", title="Tightrope (solo)", seats=SEATS, deck=CARD_NAMES,
     parse_event=parse_event, event_to_json=event_to_json, fold=fold_record,
-    replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game)
+    replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game,
+    log=event_log(Game), snapshot=snapshot)

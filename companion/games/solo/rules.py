@@ -184,6 +184,14 @@ class Mission:
     def success(self) -> bool:
         return self.scoring.total >= self.spot.need
 
+    @property
+    def photo_key(self) -> tuple[int, int]:
+        return self.index, 0
+
+    @property
+    def photo_stem(self) -> str:
+        return f"mission-{self.index + 1}"
+
 
 # --- what the companion counts ------------------------------------------------------------
 

@@ -13,10 +13,11 @@ from vision.types import ALL_CARDS
 
 from ..base import Package
 from .events import RecordEvent, event_to_json, parse_event
-from .log import fold_record
+from .interpreter import Interpreter
+from .log import GameLog, fold_record
 from .randgame import random_game
 from .rules import SEATS, Game, Variant
-from .views import replay_json, scoresheet_text
+from .views import replay_json, scoresheet_text, snapshot
 
 
 def _random_game(seed: int, players: int, **options: Any) -> list[RecordEvent]:
@@ -31,4 +32,5 @@ GAME = Package(
     name="tightrope", title="Tightrope", seats=SEATS,
     deck=tuple(card.label for card in ALL_CARDS),
     parse_event=parse_event, event_to_json=event_to_json, fold=_fold,
-    replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game)
+    replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game,
+    log=GameLog.from_events, snapshot=snapshot, interpreter=Interpreter)

@@ -27,11 +27,12 @@ watching; what it sees waits in the table and is caught up once the answer comes
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vision.types import CardId, Change, Observation, Reading
 
+from ..base import AnswerError, Apply, Ask, Choice, Decision, Question, Withdraw
 from .cardtable import Card, CardTable, Stands
 from .events import PlayCorrected, RecordEvent, ScoringCorrected
 from .rules import CardPlayed, Colour, Game, ScoringCard, ScoringRevealed
@@ -51,49 +52,6 @@ TURN_GRACE_S = 3.0       # a card laid before its turn waits this long for the c
 MISSING_GRACE_S = 3.0    # a trick's cards wait this long for its scoring card, then a person says
 STARTUP_S = 1.5          # cards seen this soon after watching began were lying there already
 LEFTOVER_ROW = 3         # more new scoring cards than one reveal can be: last round's row
-
-
-class AnswerError(ValueError):
-    """An answer that is not one of the question's, or that the rules refuse."""
-
-
-@dataclass(frozen=True)
-class Choice:
-    id: str
-    label: str
-
-
-@dataclass(frozen=True)
-class Question:
-    key: str
-    message: str
-    choices: tuple[Choice, ...]
-    ok: str | None = None         # what the table's OK button confirms: a single sure proposal
-    seat: int | None = None
-    round: int = 0
-    trick: int = 0
-    track: int | None = None      # the physical card it is about (its crop)
-    any_card: str | None = None   # "number" | "scoring": any legal card may be given ("card:N")
-
-
-@dataclass(frozen=True)
-class Apply:
-    event: RecordEvent
-    track: int | None = None      # the physical card it comes from
-    learn: str | None = None      # a person named the card the camera saw: its label (keep it)
-
-
-@dataclass(frozen=True)
-class Ask:
-    question: Question
-
-
-@dataclass(frozen=True)
-class Withdraw:
-    key: str
-
-
-Decision = Apply | Ask | Withdraw
 
 
 # --- reading a card with what the game knows ---------------------------------------------------
@@ -191,6 +149,7 @@ class _Fix:
 
 @dataclass
 class Interpreter:
+    settle_s = SCORING_SETTLE_S  # what the camera saw settles this long (base.Interpreter)
     table: CardTable = field(default_factory=CardTable)
     asked: dict[str, Question] = field(default_factory=dict)
     started: float | None = None
@@ -224,12 +183,14 @@ class Interpreter:
         if card.status == "waiting":
             card.zone, card.refused = obs.zone, ""
 
-    def applied(self, decision: Apply, round_index: int, trick: int) -> None:
-        """The referee applied `decision` in that round and trick: its card now stands for it."""
+    def applied(self, decision: Apply) -> None:
+        """The referee applied `decision` (in the round and trick of its `position`): its card
+        now stands for it."""
         card = self.table.cards.get(decision.track) if decision.track is not None else None
         event = decision.event
         if card is None:
             return
+        round_index, trick = decision.position
         if isinstance(event, ScoringRevealed):
             self.table.count(card, event.card, round_index, trick, None)
         elif isinstance(event, CardPlayed):
@@ -357,7 +318,7 @@ class Interpreter:
         self._bind_seen_again(game)
         step = self._next(game, t)
         if step is not None:
-            return [step]
+            return [replace(step, position=(game.round_index, game.trick_index))]
         needed = {q.key: q for q in self._questions(game, t)}
         out: list[Decision] = []
         for key in list(self.asked):

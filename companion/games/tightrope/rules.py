@@ -184,6 +184,14 @@ class Trick:
     balances: tuple[int, ...]
 
     @property
+    def photo_key(self) -> tuple[int, int]:
+        return self.round, self.index
+
+    @property
+    def photo_stem(self) -> str:
+        return f"r{self.round + 1}-t{self.index + 1}"
+
+    @property
     def blue(self) -> int:
         """Blue sticks the high card took."""
         return 0 if self.covered is Colour.BLUE else self.value
