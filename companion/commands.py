@@ -7,8 +7,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .games.tightrope.events import Correction, Note
-from .games.tightrope.rules import GameEvent, GameStarted
+from .games import DEFAULT
+from .games.base import Note
 
 
 class CommandError(ValueError):
@@ -17,21 +17,25 @@ class CommandError(ValueError):
 
 @dataclass(frozen=True)
 class NewGame:
-    setup: GameStarted
+    """Start a game of `game` (a name of companion.games.GAMES) with its game_started event."""
+
+    setup: Any
+    game: str = DEFAULT
 
 
 @dataclass(frozen=True)
 class ManualEvent:
-    """A scoring card or a play entered by a person (the camera is lost or unsure)."""
+    """A game event entered by a person (the camera is lost or unsure): in Tightrope a scoring
+    card or a play."""
 
-    event: GameEvent
+    event: Any
 
 
 @dataclass(frozen=True)
 class Correct:
-    """Undo, replace a play or replace a scoring card (record.Correction)."""
+    """An undo, or a game's own correction (Tightrope: replace a play or a scoring card)."""
 
-    correction: Correction
+    correction: Any
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from .footage import footage_folder, is_rendered, render_game, trim_cache
 from .games.tightrope.events import event_to_json
 from .games.tightrope.log import fold_record
 from .games.tightrope.randgame import random_game
-from .games.tightrope.rules import Game, Variant
+from .games.tightrope.rules import Game, Trick, Variant
 from .games.tightrope.views import replay_json
 from .keep import Applied, Notice
 from .record import read_record
@@ -115,8 +115,8 @@ def _trick_printer(game: Game) -> Callable[[Notice], None]:
     names = game.setup.players
 
     def show(notice: Notice) -> None:
-        if isinstance(notice, Applied) and notice.trick is not None:
-            t = notice.trick
+        if isinstance(notice, Applied) and isinstance(notice.moment, Trick):
+            t = notice.moment
             cards = ", ".join(f"{names[p.seat]} {p.card}" for p in t.plays)
             print(f"demo: round {t.round + 1} trick {t.index + 1}: {cards}; "
                   f"{names[t.high]} takes {t.blue} blue, {names[t.low]} {t.red} red",

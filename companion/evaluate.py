@@ -19,7 +19,13 @@ from typing import Any
 from vision.types import CardId
 
 from .commands import CommandError, Flush, NewGame, Resolve, Seen
-from .games.tightrope.interpreter import card_id, number_of, scoring_of, sure_card
+from .games.tightrope.interpreter import (
+    Interpreter,
+    card_id,
+    number_of,
+    scoring_of,
+    sure_card,
+)
 from .games.tightrope.log import fold_record
 from .games.tightrope.person import answer
 from .games.tightrope.rules import Game, ScoringCard, Trick
@@ -179,7 +185,9 @@ def _score(result: FootageResult, referee: Referee, true: Game) -> None:
             result.right += 1
         else:
             result.wrong += 1
-    for card in referee.interpreter.table:
+    interpreter = referee.interpreter
+    assert isinstance(interpreter, Interpreter)  # footage is scored for Tightrope
+    for card in interpreter.table:
         if card.status != "counted":
             continue
         if card.reading is None:

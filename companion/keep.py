@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .games.tightrope.events import RecordEvent
-from .games.tightrope.rules import Trick
+from .games.base import Moment
 from .record import dumps, header_line
 from .store import Store
 
@@ -25,8 +24,8 @@ class Applied:
     """An event the referee accepted and stored."""
 
     game_id: int
-    event: RecordEvent
-    trick: Trick | None      # the trick it completed
+    event: Any
+    moment: Moment | None    # what it completed: a trick, a contest
     frame: Any = None        # the camera's newest frame (BGR), if there is a camera
 
 
@@ -65,7 +64,8 @@ class RecordMirror:
     def rewrite(self, game_id: int | None) -> None:
         if game_id is None:
             return
-        lines = [header_line(), *(dumps(e) for e in self.store.events(game_id))]
+        game = self.store.game_of(game_id).name
+        lines = [header_line(game), *(dumps(e, game) for e in self.store.events(game_id))]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.tmp")
         try:
@@ -84,27 +84,29 @@ class RecordMirror:
             if isinstance(notice, Started) or (isinstance(notice, Applied) and self._stale):
                 self.rewrite(notice.game_id)
             elif isinstance(notice, Applied):
+                line = dumps(notice.event, self.store.game_of(notice.game_id).name)
                 with self.path.open("a", encoding="utf-8") as handle:
-                    handle.write(dumps(notice.event) + "\n")
+                    handle.write(line + "\n")
         except OSError as err:
             self._stale = True
             raise OSError(f"the record {self.path} cannot be written: {err.strerror}") from err
 
 
 class TrickPhotos:
-    """Every scored trick keeps a photo of the table (evidence for "who played the 23?")."""
+    """Every scored trick (contest, mission) keeps a photo of the table (evidence for "who
+    played the 23?")."""
 
     def __init__(self, folder: str | Path, store: Store) -> None:
         self.folder = Path(folder)
         self.store = store
 
     def __call__(self, notice: Notice) -> None:
-        if not isinstance(notice, Applied) or notice.trick is None or notice.frame is None:
+        if not isinstance(notice, Applied) or notice.moment is None or notice.frame is None:
             return
         import cv2
 
-        trick = notice.trick
-        relative = Path(str(notice.game_id)) / f"r{trick.round + 1}-t{trick.index + 1}.jpg"
+        moment = notice.moment
+        relative = Path(str(notice.game_id)) / f"{moment.photo_stem}.jpg"
         path = self.folder / relative
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,7 +115,7 @@ class TrickPhotos:
             raise OSError(f"the trick photo {path} cannot be written: {err}") from err
         if not written:  # OpenCV says only False (a full disk, a folder it cannot write)
             raise OSError(f"the trick photo {path} cannot be written")
-        self.store.add_photo(notice.game_id, trick.round, trick.index, relative.as_posix())
+        self.store.add_photo(notice.game_id, *moment.photo_key, relative.as_posix())
 
 
 class CorrectionCrops:

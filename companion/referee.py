@@ -2,7 +2,7 @@
 
 Everything that wants a change (camera observations, buttons, web requests) puts a message on the
 referee's queue; one loop takes them one at a time. Camera sightings and people's answers go to
-the interpreter, a pure decider: what it decides to apply is checked by the rules (GameLog),
+the interpreter, a pure decider: what it decides to apply is checked by the rules (the game's log),
 appended to the store, then told to the subscribers (the record file, trick photos, kept crops:
 companion.keep); what it asks becomes a conflict. Each change publishes a new view to the hub,
 which the web page, the LEDs and the watchdog follow.
@@ -35,19 +35,19 @@ from .commands import (
     SetupNeeds,
     StorageFailed,
 )
-from .games.tightrope.events import Correction, PlayCorrected, RecordEvent, ScoringCorrected, Undo
-from .games.tightrope.interpreter import (
-    SCORING_SETTLE_S,
+from .games import DEFAULT, GameSpec, game_named
+from .games.base import (
     AnswerError,
     Apply,
     Ask,
     Interpreter,
+    Log,
+    Moment,
     Question,
+    RuleError,
+    Undo,
     Withdraw,
 )
-from .games.tightrope.log import GameLog
-from .games.tightrope.rules import Game, RuleError, Trick
-from .games.tightrope.views import snapshot
 from .hub import Hub
 from .keep import Applied, Learned, Listener, Started
 from .store import Store, now_iso
@@ -100,13 +100,14 @@ class Referee:
         self.listeners: list[Listener] = []
         self.queue: queue.Queue[Any] = queue.Queue()
         self.game_id: int | None = None
-        self.log: GameLog | None = None
+        self.spec: GameSpec = game_named(DEFAULT)  # the game in play, or the last one
+        self.log: Log | None = None
         self.conflicts: list[Conflict] = []
         self.camera_ok: bool | None = None  # None: no camera in use
         self.setup_needs: tuple[str, ...] = ()  # what set-up is missing ("zones", ...)
         self.message = ""
         self.storage_error = ""  # why the last write could not be stored ("" once one is)
-        self.interpreter = Interpreter()
+        self.interpreter = self._interpreter()
         self.last_frame: Any = None
         self.last_t = 0.0
         self.trick_scored_at: float | None = None  # monotonic time of the last scored trick
@@ -205,8 +206,8 @@ class Referee:
                 self.setup_needs = needs
                 self.message = detail
                 return None
-            case NewGame(setup=setup):
-                return self._new_game(setup)
+            case NewGame(setup=setup, game=game):
+                return self._new_game(setup, game)
             case ManualEvent(event=event):
                 return self._by_hand(event)
             case Correct(correction=correction):
@@ -222,12 +223,12 @@ class Referee:
             case Finish():
                 return self._finish()
             case Flush():
-                return self._decide(self.last_t + SCORING_SETTLE_S + 0.01)
+                return self._decide(self.last_t + self.interpreter.settle_s + 0.01)
         raise CommandError(f"unknown command {type(command).__name__}")
 
     # -- what the camera saw ----------------------------------------------------------------------
 
-    def _seen(self, changes: tuple[Any, ...], t: float, frame: Any) -> list[Trick]:
+    def _seen(self, changes: tuple[Any, ...], t: float, frame: Any) -> list[Moment]:
         self.last_t = t
         if frame is not None:
             self.last_frame = frame
@@ -249,9 +250,9 @@ class Referee:
             for track in sorted(self._crops)[:-128]:
                 del self._crops[track]
 
-    def _decide(self, t: float) -> list[Trick]:
+    def _decide(self, t: float) -> list[Moment]:
         """Let the interpreter decide, apply what it decided, until nothing more follows."""
-        tricks: list[Trick] = []
+        tricks: list[Moment] = []
         for _ in range(MAX_STEPS):
             applied = False
             for decision in self.interpreter.decide(self.game, t):
@@ -259,7 +260,7 @@ class Referee:
                     case Apply():
                         trick = self._apply_decision(decision)
                         applied = True  # applied or refused: the next pass follows from it
-                        if isinstance(trick, Trick):
+                        if trick is not None:
                             tricks.append(trick)
                     case Ask(question=q):
                         self._ask(q)
@@ -269,17 +270,17 @@ class Referee:
                 break
         return tricks
 
-    def _apply_decision(self, decision: Apply) -> Trick | None | bool:
-        """Apply what the interpreter decided: the trick it completed or None; False when the
-        rules refused it (the interpreter then asks)."""
+    def _apply_decision(self, decision: Apply) -> Moment | None:
+        """Apply what the interpreter decided: the moment (a trick) it completed, or None; the
+        interpreter hears whether the rules took it (if not, it asks)."""
         event = decision.event
-        if isinstance(event, PlayCorrected | ScoringCorrected) and not event.at:
+        if getattr(event, "at", None) == "":  # a correction the person's answer made: stamp it
             event = replace(event, at=now_iso())
         try:
             trick = self._apply(event, self.last_frame)
         except RuleError as err:
             self.interpreter.refused(decision, err.detail)
-            return False
+            return None
         self.interpreter.applied(decision)
         if decision.learn is not None and decision.track is not None:
             self._learned(decision.track, decision.learn)
@@ -296,22 +297,33 @@ class Referee:
         """Pick up the unfinished game from the store exactly where it stopped."""
         game_id = self.store.unfinished_game()
         if game_id is not None:
+            self.spec = self.store.game_of(game_id)
             self.game_id, self.log = game_id, self.store.load(game_id)
+            self.interpreter = self._interpreter()
         self.publish()
 
-    def _new_game(self, setup: Any) -> int:
-        game_id = self.store.new_game(setup)  # first: if it fails, the old game stays in play
+    def _interpreter(self) -> Interpreter:
+        if self.spec.interpreter is None:
+            raise CommandError(f"{self.spec.title} cannot be refereed at the table yet")
+        return self.spec.interpreter()
+
+    def _new_game(self, setup: Any, game: str) -> int:
+        spec = game_named(game)
+        if spec.interpreter is None:  # before anything is stored
+            raise CommandError(f"{spec.title} cannot be refereed at the table yet")
+        log = spec.log([setup])  # the rules check the set-up before anything is stored
+        game_id = self.store.new_game(setup, game=spec.name)  # if it fails, the old game stays
         if self.game_id is not None:
             self.store.finish(self.game_id)
         self.game_id, self.storage_error = game_id, ""
-        self.log = GameLog(setup)
+        self.spec, self.log = spec, log
         self.conflicts = []
-        self.interpreter = Interpreter()
+        self.interpreter = self._interpreter()
         self.message = "new game: " + ", ".join(setup.players)
         self._tell(Started(self.game_id))
         return self.game_id
 
-    def _apply(self, event: RecordEvent, frame: Any = None) -> Trick | None:
+    def _apply(self, event: Any, frame: Any = None) -> Moment | None:
         """Rules first, then the durable log, then the subscribers: a refused event changes
         nothing anywhere. `frame`: what the camera saw (a trick scored from it keeps it as its
         photo; a trick entered by hand has none)."""
@@ -324,13 +336,11 @@ class Referee:
         try:
             self.store.append(self.game_id, event)
         except STORAGE_ERRORS:
-            self.log = GameLog.from_events(before)  # nothing is applied that is not stored
+            self.log = self.spec.log(before)  # nothing is applied that is not stored
             raise
         self.storage_error = ""
         if trick is not None:
             self.trick_scored_at = time.monotonic()
-        elif isinstance(event, Correction):  # nothing was just scored: no flash to show
-            self.trick_scored_at = None
         try:  # the event is stored: what follows failing only says so
             if self.log.game.game_over:
                 self.store.finish(self.game_id)
@@ -348,18 +358,20 @@ class Referee:
             except STORAGE_ERRORS as err:
                 self.storage_error = f"the game is saved, but: {err}"
 
-    def _by_hand(self, event: Any) -> Trick | None:
+    def _by_hand(self, event: Any) -> Moment | None:
         """A reveal or play entered by a person: the camera's cards that show it are tied to it."""
         trick = self._apply(event)
         self._decide(self.last_t)
         return trick
 
-    def _correct(self, correction: Correction) -> Trick | None:
+    def _correct(self, correction: Any) -> Moment | None:
+        """An undo or a game's own correction (a play or a reveal replaced)."""
         trick = self._apply(correction)
+        self.trick_scored_at = None  # nothing was just scored: no flash to show
         game = self.game
         if game is not None and isinstance(correction, Undo):
             self.interpreter.undone(game)
-        elif game is not None and isinstance(correction, PlayCorrected | ScoringCorrected):
+        elif game is not None:
             kept = self.interpreter.corrected(correction, game)
             if kept is not None and kept.track is not None and kept.learn is not None:
                 self._learned(kept.track, kept.learn)
@@ -367,7 +379,8 @@ class Referee:
         return trick
 
     @property
-    def game(self) -> Game | None:
+    def game(self) -> Any:
+        """The game in play (the game's own type), or None."""
         return self.log.game if self.log else None
 
     def _finish(self) -> None:
@@ -375,7 +388,7 @@ class Referee:
             raise CommandError("no game in play")
         self.store.finish(self.game_id)
         self.game_id, self.log, self.conflicts = None, None, []
-        self.interpreter = Interpreter()
+        self.interpreter = self._interpreter()
 
     # -- conflicts ------------------------------------------------------------------------------
 
@@ -438,7 +451,8 @@ class Referee:
     def view(self) -> dict[str, Any]:
         return {
             "game_id": self.game_id,
-            "state": snapshot(self.log.game) if self.log else None,
+            "game": self.spec.name,
+            "state": self.spec.snapshot(self.log.game) if self.log else None,
             "status": self.status,
             "conflict": self.conflict.to_json() if self.conflict else None,
             "waiting": len(self.conflicts),

@@ -16,9 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .games.tightrope.events import RecordEvent, event_to_json, parse_event
-from .games.tightrope.log import GameLog
-from .games.tightrope.rules import GameStarted
+from .games import DEFAULT, GameSpec, game_named
+from .games.base import Log
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -28,7 +27,8 @@ CREATE TABLE IF NOT EXISTS players (
 CREATE TABLE IF NOT EXISTS games (
     id          INTEGER PRIMARY KEY,
     started_at  TEXT NOT NULL,
-    finished_at TEXT
+    finished_at TEXT,
+    game        TEXT NOT NULL DEFAULT 'tightrope'
 );
 CREATE TABLE IF NOT EXISTS game_players (
     game_id   INTEGER NOT NULL REFERENCES games(id),
@@ -70,7 +70,8 @@ class GameSummary:
     players: list[str]
     totals: list[int]
     winners: list[int]
-    rounds_played: int
+    rounds_played: int       # rounds (Tightrope), contests (Attacke), missions (solo) scored
+    game: str = DEFAULT
 
     def to_json(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -111,6 +112,7 @@ class Store:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
+            self._migrate()
             damage = [row[0] for row in self._db.execute("PRAGMA quick_check(3)")]
         except sqlite3.Error as err:
             self._db.close()
@@ -119,6 +121,12 @@ class Store:
             self._db.close()
             detail = " ".join(" ".join(damage).split())[:200]
             raise StoreError(f"the database {self.path} is damaged: {detail}")
+
+    def _migrate(self) -> None:
+        """A database made before games were named holds Tightrope games only."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+        if "game" not in columns:
+            self._db.execute("ALTER TABLE games ADD COLUMN game TEXT NOT NULL DEFAULT 'tightrope'")
 
     def close(self) -> None:
         with self._lock:
@@ -149,11 +157,13 @@ class Store:
 
     # -- games and events -------------------------------------------------------------------
 
-    def new_game(self, setup: GameStarted, at: str | None = None) -> int:
-        """Create a game whose first event is `setup`; return its id."""
+    def new_game(self, setup: Any, at: str | None = None, game: str = DEFAULT) -> int:
+        """Create a game of `game` whose first event is `setup`; return its id."""
+        spec = game_named(game)
         at = at or now_iso()
         with self._transaction() as db:
-            game_id = db.execute("INSERT INTO games (started_at) VALUES (?)", (at,)).lastrowid
+            game_id = db.execute("INSERT INTO games (started_at, game) VALUES (?, ?)",
+                                 (at, spec.name)).lastrowid
             for seat, name in enumerate(setup.players):
                 db.execute("INSERT OR IGNORE INTO players (name) VALUES (?)", (name,))
                 db.execute(
@@ -163,14 +173,21 @@ class Store:
                 )
             db.execute(
                 "INSERT INTO events (game_id, seq, at, body) VALUES (?, 0, ?, ?)",
-                (game_id, at, json.dumps(event_to_json(setup))),
+                (game_id, at, json.dumps(spec.event_to_json(setup))),
             )
         assert game_id is not None
         return game_id
 
-    def append(self, game_id: int, event: RecordEvent, at: str | None = None) -> int:
+    def game_of(self, game_id: int) -> GameSpec:
+        """The game game_id is a game of."""
+        rows = self._read("SELECT game FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            raise StoreError(f"there is no game {game_id}")
+        return game_named(rows[0][0])
+
+    def append(self, game_id: int, event: Any, at: str | None = None) -> int:
         """Append one event durably; return its sequence number."""
-        body = json.dumps(event_to_json(event))
+        body = json.dumps(self.game_of(game_id).event_to_json(event))
         with self._transaction() as db:
             row = db.execute("SELECT MAX(seq) FROM events WHERE game_id = ?", (game_id,)).fetchone()
             if row[0] is None:
@@ -182,11 +199,12 @@ class Store:
             )
         return seq
 
-    def events(self, game_id: int) -> list[RecordEvent]:
+    def events(self, game_id: int) -> list[Any]:
+        spec = self.game_of(game_id)
         rows = self._read("SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
         if not rows:
             raise StoreError(f"there is no game {game_id}")
-        return [parse_event(json.loads(body)) for (body,) in rows]
+        return [spec.parse_event(json.loads(body)) for (body,) in rows]
 
     def event_rows(self, game_id: int) -> list[tuple[int, str, dict[str, Any]]]:
         """(seq, at, record JSON) of every event: the game record with timestamps."""
@@ -195,8 +213,8 @@ class Store:
         )
         return [(seq, at, json.loads(body)) for seq, at, body in rows]
 
-    def load(self, game_id: int) -> GameLog:
-        return GameLog.from_events(self.events(game_id))
+    def load(self, game_id: int) -> Log:
+        return self.game_of(game_id).log(self.events(game_id))
 
     def finish(self, game_id: int, at: str | None = None) -> None:
         with self._transaction() as db:
@@ -226,20 +244,22 @@ class Store:
 
     def games(self) -> list[GameSummary]:
         """Every game, newest first, with totals and winners replayed from its events."""
-        rows = self._read("SELECT id, started_at, finished_at FROM games ORDER BY id DESC")
+        rows = self._read("SELECT id, started_at, finished_at, game FROM games ORDER BY id DESC")
         summaries = []
-        for game_id, started, finished in rows:
+        for game_id, started, finished, name in rows:
             game = self.load(game_id).game
             summaries.append(GameSummary(
-                game_id, started, finished, list(game.setup.players), game.totals(),
-                game.winners(), len(game.rounds),
+                game_id, started, finished, list(game.players), game.totals(),
+                game.winners(), game.rounds_played, name,
             ))
         return summaries
 
     def player_stats(self) -> list[PlayerStats]:
-        """Per player over all games: games, wins, mean round score, perfect rounds."""
+        """Per player over all Tightrope games: games, wins, mean round score, perfect rounds."""
         acc: dict[str, dict[str, int]] = {}
         for summary in self.games():
+            if summary.game != DEFAULT:
+                continue
             game = self.load(summary.id).game
             for seat, name in enumerate(game.setup.players):
                 a = acc.setdefault(name, {"games": 0, "wins": 0, "rounds": 0, "sum": 0, "zero": 0})

@@ -566,3 +566,14 @@ def test_a_simultaneous_trick_is_the_same_whatever_order_its_plays_were_seen_in(
     std = Variant()
     d, e = trick(std, [(1, 5), (2, 20), (0, 33)]), trick(std, [(1, 5), (2, 20), (0, 33)])
     assert same_trick(d, e, simultaneous=False)
+
+
+def test_a_game_the_table_cannot_referee_yet_is_refused_and_nothing_changes(referee):
+    from companion.games.solo.rules import GameStarted as SoloStarted
+
+    before = referee.store.games()
+    with pytest.raises(CommandError, match=r"^Tightrope \(solo\) cannot be refereed at the "
+                                           r"table yet$"):
+        referee.call(NewGame(SoloStarted(("Ana",)), game="solo"))
+    assert referee.store.games() == before
+    assert referee.view()["game"] == "tightrope" and referee.game_id == before[0].id

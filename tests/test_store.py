@@ -164,3 +164,48 @@ def test_a_damaged_database_is_one_line_naming_it(tmp_path, damage):
         Store(db)
     message = str(info.value)
     assert str(db) in message and "\n" not in message
+
+
+def test_a_game_of_attacke_is_stored_and_listed_as_one(tmp_path):
+    from companion.games import game_named
+
+    attacke = game_named("attacke")
+    events = list(attacke.random_game(4, 3))
+    with Store(tmp_path / "t.db") as store:
+        tightrope_id = store.new_game(GameStarted(("Ana", "Ben", "Cy")))
+        store.finish(tightrope_id)
+        game_id = store.new_game(events[0], game="attacke")
+        for event in events[1:]:
+            store.append(game_id, event)
+        store.append(game_id, Undo(why="not his turn"))
+    with Store(tmp_path / "t.db") as store:
+        assert store.game_of(game_id).name == "attacke"
+        assert store.events(game_id)[:-1] == events
+        log = store.load(game_id)
+        assert log.effective == events[:-1]
+        assert attacke.replay_json(log.game) == attacke.replay_json(
+            attacke.fold(enumerate(events[:-1], 1)))
+        latest, first = store.games()
+        assert (latest.game, first.game) == ("attacke", "tightrope")
+        assert latest.rounds_played == len(log.game.contests) > 0
+        # a Tightrope player's statistics are of Tightrope games only
+        assert {s.name: s.games for s in store.player_stats()} == {"Ana": 1, "Ben": 1, "Cy": 1}
+
+
+def test_a_database_from_before_games_were_named_holds_tightrope_games(tmp_path):
+    db = tmp_path / "old.db"
+    old = sqlite3.connect(db)
+    old.executescript("""
+        CREATE TABLE games (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT);
+        CREATE TABLE events (game_id INTEGER NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL,
+                             body TEXT NOT NULL, PRIMARY KEY (game_id, seq));
+        INSERT INTO games VALUES (1, '2026-01-01T20:00:00Z', NULL);
+        INSERT INTO events VALUES (1, 0, '2026-01-01T20:00:00Z',
+            '{"type": "game_started", "players": ["Ana", "Ben", "Cy"], "dealer": 0}');
+    """)
+    old.commit()
+    old.close()
+    with Store(db) as store:
+        assert store.game_of(1).name == "tightrope"
+        assert store.load(1).game.players == ("Ana", "Ben", "Cy")
+        assert store.unfinished_game() == 1

@@ -403,6 +403,11 @@ class Game(base.EventGame[GameEvent]):
         return self.setup.n
 
     @property
+    def rounds_played(self) -> int:
+        """The contests scored (base.Scoresheet)."""
+        return len(self.contests)
+
+    @property
     def players(self) -> tuple[str, ...]:
         return self.setup.players
 

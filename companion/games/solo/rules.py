@@ -422,6 +422,11 @@ class Game(base.EventGame[GameEvent]):
     # -- questions ------------------------------------------------------------------------------
 
     @property
+    def rounds_played(self) -> int:
+        """The missions scored (base.Scoresheet)."""
+        return len(self.missions)
+
+    @property
     def players(self) -> tuple[str, ...]:
         return self.setup.players
 

@@ -386,6 +386,11 @@ class Game(base.EventGame[GameEvent]):
         return self.setup.n
 
     @property
+    def rounds_played(self) -> int:
+        """The rounds scored (base.Scoresheet)."""
+        return len(self.rounds)
+
+    @property
     def players(self) -> tuple[str, ...]:
         return self.setup.players
 
