@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .games import DEFAULT, GAMES
 from .games.tightrope.rules import SEATS
 from .record import RecordError, read_game_record
 
@@ -132,6 +133,7 @@ def _options(args: argparse.Namespace, config: Any) -> Any:
         config=config,
         source=getattr(args, "source", None),
         setup=Path(args.setup) if getattr(args, "setup", None) else None,
+        game=getattr(args, "game", None) or DEFAULT,
         zones=Path(args.zones) if getattr(args, "zones", None) else None,
         deck=Path(args.deck) if getattr(args, "deck", None) else None,
         record=Path(args.record) if getattr(args, "record", None) else None,
@@ -213,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", help="a folder of frames, a video file, opencv:N or picamera2")
     p.add_argument("--fps", type=float, help="frames a second of a folder source (default 10)")
     p.add_argument("--setup", help="a JSON game_started event: start (or resume) this game")
+    p.add_argument("--game", choices=GAMES, default=DEFAULT,
+                   help="the game --setup starts (default: tightrope)")
     p.add_argument("--zones", help="the zones file (docs/config.md)")
     p.add_argument("--deck", help="a deck file from `teach` (default: the zero-shot reader)")
     p.add_argument("--record", help="write the game record here as it grows")

@@ -22,8 +22,8 @@ from vision.sources import SourceError
 
 from .commands import ButtonPress, CameraStatus, Flush, NewGame, SetupNeeds
 from .config import Config
-from .games.tightrope.events import parse_event
-from .games.tightrope.rules import GameStarted
+from .games import DEFAULT, game_named
+from .games.base import RuleError
 from .hub import Hub
 from .keep import CorrectionCrops, RecordMirror, TrickPhotos
 from .lessons import Lessons
@@ -41,6 +41,7 @@ class Options:
     config: Config
     source: str | None = None
     setup: Path | None = None
+    game: str = DEFAULT           # the game --setup starts (its name in companion.games)
     zones: Path | None = None
     deck: Path | None = None
     record: Path | None = None
@@ -65,15 +66,19 @@ def check_port(host: str, port: int) -> None:
                              f"running?): stop it, or give --port") from None
 
 
-def read_setup(path: Path) -> GameStarted:
+def read_setup(path: Path, game: str = DEFAULT) -> Any:
+    """The game_started event of a setup file, for `game`."""
+    spec = game_named(game)
     try:
-        event = parse_event(json.loads(path.read_text(encoding="utf-8")))
+        event = spec.parse_event(json.loads(path.read_text(encoding="utf-8")))
     except OSError as err:
         raise StartError(f"cannot read {path}: {err.strerror}") from None
     except (ValueError, RecordError) as err:
         raise StartError(f"{path}: {err}") from None
-    if not isinstance(event, GameStarted):
-        raise StartError(f"{path}: a setup file holds one game_started event")
+    try:
+        spec.log([event])  # only a game's start begins a game
+    except RuleError:
+        raise StartError(f"{path}: a setup file holds one game_started event") from None
     return event
 
 
@@ -131,7 +136,7 @@ class Companion:
         self.options = options
         cfg = options.config
         data_folder(cfg.data_dir)
-        setup = read_setup(options.setup) if options.setup is not None else None
+        setup = read_setup(options.setup, options.game) if options.setup is not None else None
         record = writable_record(options.record)
         self.store = Store(cfg.db_path)
         self.pin_store = self._pin_store() if options.web else None
@@ -151,7 +156,7 @@ class Companion:
                                cfg.data_dir / "deck.npz", self.deck_taught)
         self.buttons = self._buttons()
         game = setup or (self.referee.game.setup if self.referee.game else None)
-        self._players = game.n if game else None
+        self._players = len(game.players) if game else None
         self.pipeline = self._pipeline() if options.camera else None
         self.notifier = SystemdNotifier()
         self.referee.on_idle = self.notifier.tick
@@ -274,13 +279,13 @@ class Companion:
         if watcher is not None:
             watcher.reader = Reader.from_deck(path) if path is not None else Reader.zero_shot()
 
-    def _start_or_resume(self, setup: GameStarted) -> None:
+    def _start_or_resume(self, setup: Any) -> None:
         """A restart with the setup of the unfinished game continues it: the database holds
         it, whatever --record holds (a missing record is written again, a damaged one kept
         aside). Another setup starts a new game (the unfinished one stays in the history)."""
-        game = self.referee.game
-        if game is None or game.setup != setup:
-            self.referee.call(NewGame(setup))
+        game, name = self.referee.game, self.options.game
+        if game is None or game.setup != setup or self.referee.spec.name != name:
+            self.referee.call(NewGame(setup, name))
             return
         self._keep_record_aside_unless_it_agrees()
         if self.record is not None:

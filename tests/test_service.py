@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tomllib
@@ -254,3 +255,29 @@ def test_a_binary_config_is_one_line_naming_it(tmp_path):
     path.write_bytes(b"\xff\xfe\x00garbage\x89PNG")
     with pytest.raises(ConfigError, match="c.toml is not"):
         load_config(path)
+
+
+@pytest.mark.parametrize("game, body, message", [
+    ("tightrope", '{"type": "passed", "seat": 1}', "unknown event type"),
+    ("attacke", '{"type": "passed", "seat": 1}', "a setup file holds one game_started event"),
+    ("solo", '{"type": "game_started", "players": ["Ana", "Ben"]}',
+     "S2: Tightrope (solo) is for 1 player, not 2"),
+    ("attacke", "{", "Expecting property name"),
+])
+def test_a_setup_file_is_read_for_its_game_or_refused_in_one_line(tmp_path, game, body, message):
+    from companion.service import StartError, read_setup
+
+    path = tmp_path / "setup.json"
+    path.write_text(body)
+    with pytest.raises(StartError, match=re.escape(message)) as err:
+        read_setup(path, game)
+    assert "\n" not in str(err.value)
+
+
+def test_a_setup_file_of_attacke(tmp_path):
+    from companion.games.attacke.rules import GameStarted
+    from companion.service import read_setup
+
+    path = tmp_path / "setup.json"
+    path.write_text('{"type": "game_started", "players": ["Ana", "Ben"], "first_player": 1}')
+    assert read_setup(path, "attacke") == GameStarted(("Ana", "Ben"), 1)
