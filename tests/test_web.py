@@ -1310,6 +1310,8 @@ def test_an_attacke_game_has_its_pages(attacke: Env) -> None:
     for url in ["/", "/setup", "/games/1", "/games/1/tricks"]:
         html = attacke.client.get(url).get_data(as_text=True)
         assert not re.search(r'(src|href)="(https?:)?//', html), url
+    for url in READ_PAGES:
+        assert attacke.client.get(url, follow_redirects=True).status_code == 200, url
 
 
 def test_an_attacke_contest_keeps_its_photo(attacke: Env) -> None:
