@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from gpiozero import PWMLED, RGBLED
@@ -100,13 +101,16 @@ class Indicators:
         """Show a state snapshot (None: no game) with the referee's status; returns the view.
 
         Times are on this object's clock (time.monotonic() by default, as the referee's
-        trick_scored_at is).
+        trick_scored_at is). A game with more players than wired seats (Attacke seats six) lights
+        the wired ones; the others have no light.
         """
         now = self._clock() if now is None else now
         if snapshot is None:
             view = blank_view(self.n_seats, status, now)
         else:
             view = view_from_snapshot(snapshot, status, now, trick_scored_at)
+            if len(view.seats) > self.n_seats:
+                view = replace(view, seats=view.seats[:self.n_seats])
         self.show(view)
         return view
 

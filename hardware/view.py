@@ -19,6 +19,7 @@ FLOOR = 0.35           # perceived lightness at |balance| = 1: ~10 % duty, visib
 GAMMA = 2.2            # perceived lightness -> PWM duty (LEDs look brighter than linear)
 TURN_LEVEL = 0.6       # peak duty of the white turn pulse (full white glares)
 IDLE_LEVEL = 0.08      # dim green: powered, not watching
+IN_LEVEL = 0.08        # Attacke: dim steady white, still in the contest (passed: dark)
 
 COLOURS: dict[str, tuple[float, float, float]] = {
     "off": (0.0, 0.0, 0.0),
@@ -202,9 +203,12 @@ def view_from_snapshot(snapshot: Mapping[str, Any], status: str, now: float,
 
     trick_scored_at: when the referee scored `last_trick` (same clock), or None; its high and
     low seats flash for FLASH_S seconds from then. After the game only the winners glow (white).
+    An Attacke snapshot (`"game": "attacke"`) has lights of its own: attacke_view.
     """
     if not isinstance(snapshot, Mapping):
         raise SnapshotError(f"snapshot: expected an object, got {type(snapshot).__name__}")
+    if snapshot.get("game") == "attacke":
+        return attacke_view(snapshot, status, now, trick_scored_at)
     balances = snapshot.get("balances")
     if not isinstance(balances, Sequence) or isinstance(balances, str) or not balances:
         raise SnapshotError(f"snapshot balances: expected a list of integers, got {balances!r}")
@@ -222,4 +226,61 @@ def view_from_snapshot(snapshot: Mapping[str, Any], status: str, now: float,
         main, role = _main_light(balance, seat in turn, seat in winners, game_over)
         flash, flash_role = flashes.get(seat, (None, None))
         seats.append(SeatLight(seat, balance, role, main, flash, flash_role))
+    return LedView(tuple(seats), status_light(status), status, now)
+
+
+# --- Attacke ---------------------------------------------------------------------------------
+# Every seat light is white there (the five contest colours do not fit a red + blue LED pair, and
+# colour must not carry the meaning alone): the role is told by the pattern and the brightness.
+
+
+def _optional_seat(value: object, what: str, n: int) -> int | None:
+    return None if value is None else _seat(value, what, n)
+
+
+def attacke_view(snapshot: Mapping[str, Any], status: str, now: float,
+                 contest_won_at: float | None) -> LedView:
+    """The lights for an Attacke snapshot (companion.games.attacke.views.snapshot).
+
+    The seat whose turn it is breathes white; the leader of the contest glows steady white;
+    the others still in the contest glow dim white; a seat that passed is dark. For FLASH_S
+    seconds from `contest_won_at` (when the referee scored `last_contest`, same clock) the
+    contest's winner blinks white, slow and long. After the game only the winners glow.
+    """
+    players = snapshot.get("players")
+    if not isinstance(players, Sequence) or isinstance(players, str) or not players:
+        raise SnapshotError(f"snapshot players: expected a list of names, got {players!r}")
+    n = len(players)
+    game_over = bool(snapshot.get("game_over", False))
+    winners = _seats(snapshot, "winners", n) if game_over else set()
+    contest = snapshot.get("contest")
+    if contest is not None and not isinstance(contest, Mapping):
+        raise SnapshotError(f"snapshot contest: expected an object, got {contest!r}")
+    contest = {} if game_over or contest is None else contest
+    turn = None if game_over else _optional_seat(snapshot.get("turn"), "turn", n)
+    leader = _optional_seat(contest.get("leader"), "contest.leader", n)
+    passed = _seats(contest, "passed", n)
+    flash: dict[int, Light] = {}
+    last = snapshot.get("last_contest")
+    if last is not None and contest_won_at is not None and now < contest_won_at + FLASH_S:
+        if not isinstance(last, Mapping):
+            raise SnapshotError(f"snapshot last_contest: expected an object, got {last!r}")
+        won = _optional_seat(last.get("winner"), "last_contest.winner", n)
+        if won is not None:
+            flash[won] = Light("white", 1.0, "flash_high", contest_won_at,
+                               contest_won_at + FLASH_S)
+    seats = []
+    for seat in range(n):
+        if seat in winners:
+            main, role = Light("white", TURN_LEVEL), "winner"
+        elif game_over or seat in passed:
+            main, role = OFF, "off" if game_over else "passed"
+        elif seat == turn:
+            main, role = Light("white", TURN_LEVEL, "pulse"), "turn"
+        elif seat == leader:
+            main, role = Light("white", TURN_LEVEL), "leader"
+        else:
+            main, role = Light("white", IN_LEVEL), "in"
+        won_light = flash.get(seat)
+        seats.append(SeatLight(seat, 0, role, main, won_light, "won" if won_light else None))
     return LedView(tuple(seats), status_light(status), status, now)

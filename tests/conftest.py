@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 from companion.commands import Seen
 from vision.types import CardId, Change, Observation, Reading
@@ -20,3 +21,60 @@ def ask_about_a_card(referee: Any, seat: int, *candidates: tuple[str, float], t:
     obs = Observation(reading, quad, (30.0, 40.0), seat, 3, track)
     frame = np.full((120, 160, 3), 90, np.uint8)
     referee.call(Seen((Change("appeared", obs, 0),), t, frame))
+
+
+class HandEntry:
+    """An interpreter for a game the camera cannot read yet: nothing seen becomes an event; every
+    event is entered by hand. `ask` shows a question whose answers apply events, as a camera's
+    question would."""
+
+    settle_s = 0.5
+
+    def __init__(self) -> None:
+        self.questions: dict[str, tuple[Any, dict[str, Any]]] = {}
+        self.todo: list[Any] = []
+
+    def ask(self, question: Any, events: dict[str, Any]) -> None:
+        self.questions[question.key] = (question, events)
+
+    def seen(self, changes: Any, t: float) -> None:
+        pass
+
+    def decide(self, game: Any, t: float) -> list[Any]:
+        from companion.games.base import Apply, Ask
+
+        if self.todo:
+            return [Apply(self.todo[0])]
+        return [Ask(q) for q, _ in self.questions.values()]
+
+    def applied(self, decision: Any) -> None:
+        self.todo.pop(0)
+
+    def refused(self, decision: Any, why: str) -> None:
+        self.todo.pop(0)
+
+    def answer(self, key: str, choice: str, game: Any, t: float) -> None:
+        from companion.games.base import AnswerError
+
+        _, events = self.questions[key]
+        if choice not in events:
+            raise AnswerError(f"{choice!r} is not an answer to this question")
+        del self.questions[key]
+        self.todo.append(events[choice])
+
+    def undone(self, game: Any) -> None:
+        pass
+
+    def corrected(self, correction: Any, game: Any) -> Any:
+        return None
+
+
+@pytest.fixture
+def attacke_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until Attacke's camera interpreter lands, the referee takes an Attacke game entered by
+    hand (HandEntry); with it there, this changes nothing that matters to the tests."""
+    from dataclasses import replace
+
+    import companion.games.attacke as attacke
+
+    monkeypatch.setattr(attacke, "GAME", replace(attacke.GAME, interpreter=HandEntry))

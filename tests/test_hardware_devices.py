@@ -365,3 +365,71 @@ def test_off_the_pi_leds_and_buttons_default_to_the_shared_mock_pins(monkeypatch
     used = {shared.pin(p).info for s in range(3) for p in PM.seat_pins(s)}
     used |= {shared.pin(p).info for p in (*PM.status, PM.ok, PM.undo)}
     assert not [info.name for info in used if shared._reservations.get(info)]
+
+
+# -- Attacke ------------------------------------------------------------------------------------
+
+
+def _attacke_contest():
+    """Ana opens red, Ben leads, Cy passes, Ana passes: Ben wins. (snapshot, ended) per event."""
+    from companion.games.attacke.rules import Card, CardsPlayed, Colour, Game, GameStarted, Passed
+    from companion.games.attacke.views import snapshot
+
+    game = Game(GameStarted(("Ana", "Ben", "Cy")))
+    out = []
+    for event in (CardsPlayed(0, (Card(3, Colour.RED),)), CardsPlayed(1, (Card(5, Colour.RED),)),
+                  Passed(2), Passed(0)):
+        ended = game.apply(event)
+        out.append((snapshot(game), ended))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["rgb", "pair"])
+def test_attacke_turn_leader_passed_and_the_contest_winner_on_the_pins(factory, mode):
+    from hardware.view import IN_LEVEL
+
+    (opened, _), (raised, _), (passed, _), (won, ended) = _attacke_contest()
+    white = lambda level: expect(mode, level, level, level)  # noqa: E731
+    with Indicators(4, PM, factory, mode, animate=False) as ind:
+        ind.update(raised, "watching", None, now=21.0)   # Ben leads, Cy's turn (pulse crest)
+        assert seat_states(factory, ind, 1) == white(TURN_LEVEL)   # leader: steady white
+        assert seat_states(factory, ind, 2) == white(TURN_LEVEL)   # turn: breathing...
+        ind.tick(22.0)
+        assert seat_states(factory, ind, 2) == white(0)           # ...trough a second later
+        assert seat_states(factory, ind, 1) == white(TURN_LEVEL)
+        assert seat_states(factory, ind, 0) == white(IN_LEVEL)    # Ana: still in, dim
+        assert seat_states(factory, ind, 3) == white(0)           # no fourth player: dark
+        assert [s["role"] for s in ind.panel()["seats"]] == ["in", "leader", "turn", "off"]
+
+        ind.update(passed, "watching", None, now=30.0)   # Cy passed: dark; Ana's turn
+        assert seat_states(factory, ind, 2) == white(0)
+        assert [s["role"] for s in ind.panel()["seats"]][:3] == ["turn", "leader", "passed"]
+
+        assert ended is not None
+        ind.update(won, "watching", 40.0, now=40.05)     # Ben won the contest: he blinks
+        for t, on in [(0.05, 1), (0.5, 1), (0.7, 0), (1.1, 1), (2.8, 0)]:
+            ind.tick(40.0 + t)
+            assert seat_states(factory, ind, 1) == white(on), t
+        assert ind.panel()["seats"][1]["role"] == "won"
+        ind.tick(43.0)                                   # then he opens the next: breathing
+        assert seat_states(factory, ind, 1) == white(TURN_LEVEL)   # crest (a 2 s breath)
+        ind.tick(44.0)
+        assert seat_states(factory, ind, 1) == white(0)            # trough
+        assert [s["role"] for s in ind.panel()["seats"]][:3] == ["in", "turn", "in"]
+
+
+def test_attacke_six_players_light_the_five_wired_seats(factory):
+    from companion.games import game_named
+
+    spec = game_named("attacke")
+    events = spec.random_game(1, 6)
+    with Indicators(5, PM, factory, animate=False) as ind:
+        for i in range(1, 12):
+            s = spec.snapshot(spec.log(events[:i]).game)
+            view = ind.update(s, "watching", None, now=float(i))
+            assert len(view.seats) == 5
+            turn = s["turn"]
+            roles = [e["role"] for e in ind.panel()["seats"]]
+            if turn is not None and turn < 5:
+                assert roles[turn] == "turn"
+            assert all(r in ("turn", "leader", "in", "passed") for r in roles)

@@ -129,3 +129,81 @@ def test_malformed_input_is_a_typed_one_line_error(snapshot, status, message):
     with pytest.raises(SnapshotError, match=message) as info:
         view_from_snapshot(snapshot, status, 1.0, 0.5)
     assert isinstance(info.value, ValueError) and "\n" not in str(info.value)
+
+
+# -- Attacke ------------------------------------------------------------------------------------
+
+
+def attacke_snapshots():
+    """A contest of Attacke, event by event: Ana opens red, Ben leads, Cy passes, Ana passes:
+    Ben wins it and opens the next. Each item: (snapshot, the contest it ended or None)."""
+    from companion.games.attacke.rules import Card, CardsPlayed, Colour, Game, GameStarted, Passed
+    from companion.games.attacke.views import snapshot
+
+    game = Game(GameStarted(("Ana", "Ben", "Cy")))
+    out = [(snapshot(game), None)]
+    for event in (CardsPlayed(0, (Card(3, Colour.RED),)), CardsPlayed(1, (Card(5, Colour.RED),)),
+                  Passed(2), Passed(0)):
+        ended = game.apply(event)
+        out.append((snapshot(game), ended))
+    return out
+
+
+def test_attacke_turn_breathes_leader_glows_passed_is_dark():
+    from hardware.view import IN_LEVEL
+
+    (opening, _), (opened, _), (raised, _), (passed, _), (won, ended) = attacke_snapshots()
+    view = view_from_snapshot(opening, "watching", 0.0, None)   # Ana opens: nobody leads yet
+    assert [s.role for s in view.seats] == ["turn", "in", "in"]
+    assert view.seats[1].main == Light("white", IN_LEVEL)
+    view = view_from_snapshot(opened, "watching", 0.0, None)    # Ana 3 leads, Ben to play
+    assert [s.role for s in view.seats] == ["leader", "turn", "in"]
+    assert view.seats[0].main == Light("white", TURN_LEVEL)
+    assert (view.seats[1].main.colour, view.seats[1].main.pattern) == ("white", "pulse")
+    view = view_from_snapshot(raised, "watching", 0.0, None)    # Ben 5 leads, Cy to play
+    assert [s.role for s in view.seats] == ["in", "leader", "turn"]
+    view = view_from_snapshot(passed, "watching", 0.0, None)    # Cy passed: dark; Ana to play
+    assert [s.role for s in view.seats] == ["turn", "leader", "passed"]
+    assert view.seats[2].main.output(0.0) == (0.0, 0.0, 0.0)
+    assert all(s.flash is None and s.balance == 0 for s in view.seats)
+    assert ended is not None and ended.winner == 1
+
+
+def test_attacke_contest_winner_blinks_then_opens():
+    *_, (won, ended) = attacke_snapshots()
+    assert won["last_contest"]["winner"] == 1 and won["turn"] == 1
+    view = view_from_snapshot(won, "watching", 10.1, 10.0)
+    ben = view.seats[1]
+    assert (ben.role, ben.flash_role) == ("turn", "won")   # he opens the next contest
+    assert ben.active(10.1).pattern == "flash_high"
+    assert ben.active(10.1).output(10.1) == (1.0, 1.0, 1.0)   # slow long blinks: on...
+    assert ben.active(10.7).output(10.7) == (0.0, 0.0, 0.0)   # ...off after 0.6 s
+    assert ben.active(13.0) is ben.main                      # 3 s later: his turn again
+    assert [s.flash for s in view.seats if s.seat != 1] == [None, None]
+    later = view_from_snapshot(won, "watching", 13.5, 10.0)  # no flash once it is over
+    assert later.seats[1].flash is None
+    assert view_from_snapshot(won, "watching", 10.1, None).seats[1].flash is None
+
+
+def test_attacke_game_over_lights_the_winners_only():
+    from companion.games import game_named
+
+    spec = game_named("attacke")
+    events = spec.random_game(3, 4)
+    s = spec.snapshot(spec.log(events).game)
+    assert s["game_over"]
+    view = view_from_snapshot(s, "watching", 0.0, None)
+    assert [seat.role == "winner" for seat in view.seats] == [
+        seat in s["winners"] for seat in range(4)]
+    assert all(seat.role == "off" for seat in view.seats if seat.seat not in s["winners"])
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"players": []}, "players"),
+    ({"players": ["A", "B"], "turn": 2}, "turn: seat 2"),
+    ({"players": ["A", "B"], "turn": 0, "contest": {"passed": [5]}}, r"passed\[0\]"),
+    ({"players": ["A", "B"], "turn": 0, "contest": "red"}, "contest"),
+])
+def test_attacke_bad_snapshots_are_refused_in_one_line(bad, message):
+    with pytest.raises(SnapshotError, match=message):
+        view_from_snapshot({"game": "attacke", **bad}, "watching", 0.0, None)

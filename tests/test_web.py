@@ -3,6 +3,7 @@ host PIN, CSRF, bad input (clear 4xx, nothing changed), photos, exports, SSE, ch
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import random
@@ -17,7 +18,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.commands import ManualEvent, NewGame
+from companion.commands import Flush, ManualEvent, NewGame
+from companion.games import game_named
 from companion.games.tightrope.log import fold_record
 from companion.games.tightrope.randgame import random_game
 from companion.games.tightrope.rules import (
@@ -1201,3 +1203,206 @@ def test_the_host_sees_and_forgets_what_the_table_taught(tmp_path: Path) -> None
     done = client.post("/api/corrections/forget", json={}, headers=HOST)
     assert done.get_json()["crops"] == 0 and lessons.forgotten == 1
     assert 'id="forget-lessons"' not in client.get("/setup").get_data(as_text=True)
+
+
+# --- a game of Attacke ---------------------------------------------------------------------------
+
+
+def attacke_events(upto: int = 40) -> list:
+    """Seed 7, three players: eight contests won (in the seventh Cy played a shield 10, lost, and
+    gave back his purple chip; Ana won it and took purple), the ninth (green) in play: Ana 3, Ben
+    passed, Cy 7 leads, Ana to play."""
+    return list(game_named("attacke").random_game(7, 3))[:upto]
+
+
+@pytest.fixture
+def attacke(env: Env, attacke_at_the_table: None) -> Env:
+    """An Attacke game started through the JSON API and played by hand to attacke_events()."""
+    events = attacke_events()
+    body = {"game": "attacke", "players": list(events[0].players),
+            "first_player": events[0].first_player}
+    response = env.client.post("/api/game", json=body, headers=HOST)
+    assert response.status_code == 200, response.json
+    for event in events[1:]:
+        env.referee.call(ManualEvent(event))
+    return env
+
+
+def test_an_attacke_game_starts_through_the_api_with_its_variants(
+        env: Env, attacke_at_the_table: None) -> None:
+    body = {"game": "attacke", "players": ["Ana", "Ben"], "first_player": 1,
+            "persevering": True, "concealed": True}
+    response = env.client.post("/api/game", json=body, headers=HOST)
+    assert response.status_code == 200, response.json
+    view = env.client.get("/api/view").json["view"]
+    assert view["game"] == "attacke" and view["state"]["turn"] == 1
+    assert view["state"]["variant"] == {"persevering": True, "concealed": True}
+    assert view["state"]["chips_to_win"] == 5
+    assert env.store.games()[0].game == "attacke"
+    for bad, message in [
+        ({"game": "attacke", "players": ["Ana"]}, "2 to 6 names"),
+        ({"game": "attacke", "players": ["Ana", "Ben"], "first_dealer": 0}, "first_dealer"),
+        ({"game": "attacke", "players": ["Ana", "Ben"], "first_player": 2}, "out of range"),
+        ({"game": "attacke", "players": ["Ana", "Ana"]}, "same name"),
+        ({"game": "chess", "players": ["Ana", "Ben"]}, "tightrope"),
+        ({"game": "tightrope", "players": ["Ana", "Ben", "Cy"], "concealed": True}, "concealed"),
+    ]:
+        before = env.fingerprint()
+        response = env.client.post("/api/game", json=bad, headers=HOST)
+        assert response.status_code == 400, (bad, response.json)
+        assert message in response.json["error"], (bad, response.json)
+        assert env.fingerprint() == before
+    # a Tightrope game may name its game, or not, as before
+    body = {"game": "tightrope", "players": ["Ana", "Ben", "Cy"], "first_dealer": 2}
+    assert env.client.post("/api/game", json=body, headers=HOST).status_code == 200
+    assert env.client.get("/api/view").json["view"]["game"] == "tightrope"
+
+
+def test_an_attacke_game_in_play_is_the_view_and_the_table_page(attacke: Env) -> None:
+    view = attacke.client.get("/api/view").json["view"]
+    assert view["game"] == "attacke"
+    state = view["state"]
+    contest = state["contest"]
+    assert (contest["index"], contest["colour"], contest["totals"]) == (8, "green", [3, 0, 7])
+    assert contest["passed"] == [1] and contest["in_play"] == [0, 2] and contest["leader"] == 2
+    assert state["turn"] == 0
+    assert state["chips"] == [["green", "purple"], ["yellow", "green"], ["red"]]
+    assert state["last_contest"]["chips_returned"] == []
+    on_table = sum(len(contest["cards"][s]) + contest["concealed"][s] for s in contest["in_play"])
+    assert state["draw_pile"] + state["discards"] + sum(state["hands"]) + on_table == 96
+    html = attacke.client.get("/").get_data(as_text=True)
+    assert 'id="attacke-wrap"' in html and "attacke.js" in html
+    assert "R</span> red" in html  # the legend names every chip's colour in words
+    js = attacke.client.get("/static/attacke.js").get_data(as_text=True)
+    assert "passed" in js and "chips_to_win" in js
+
+
+def test_the_replay_of_any_game_is_readable(attacke: Env) -> None:
+    from companion.games.attacke.views import replay_json
+
+    replay = attacke.client.get("/api/games/1/replay").json
+    game = attacke.referee.game
+    assert replay == json.loads(json.dumps(replay_json(game)))
+    assert len(replay["contests"]) == 8
+    seventh = replay["contests"][6]
+    assert seventh["winner"] == 0 and seventh["chips_returned"] == [{"seat": 2, "colour": "purple"}]
+    assert attacke.client.get("/api/games/9/replay").status_code == 404
+    assert attacke.client.get(f"/api/games/{2**63 - 1}/replay").status_code == 404
+
+
+def test_an_attacke_game_has_its_pages(attacke: Env) -> None:
+    sheet = attacke.client.get("/scoresheet", follow_redirects=True).get_data(as_text=True)
+    assert "Game 1 · Attacke" in sheet and "in play" in sheet and "follow.js" in sheet
+    assert 'data-events="40"' in sheet  # the snapshot's "events": the page follows the game
+    assert sheet.count('<tr class="result">') == 8
+    assert "Cy gave back purple" in sheet and "Ana took the purple chip" in sheet
+    assert 'title="purple" aria-label="purple chip">P</span> purple' in sheet
+    assert "In play: contest 9" in sheet and "Contests (CSV)" in sheet
+    assert ">Contests</a>" in sheet  # the nav names the game's parts
+    contests = attacke.client.get("/tricks", follow_redirects=True).get_data(as_text=True)
+    assert contests.count('class="card contest"') == 8
+    assert "shield 10" not in contests and "shield-10" in contests  # cards as the record names them
+    assert "No photo" in contests
+    history = attacke.client.get("/history").get_data(as_text=True)
+    assert "Attacke</span>" in history and "8 contests" in history
+    assert 'id="stats-note"' in history  # the statistics stay Tightrope's
+    assert attacke.client.get("/api/games").json[0]["game"] == "attacke"
+    for url in ["/", "/setup", "/games/1", "/games/1/tricks"]:
+        html = attacke.client.get(url).get_data(as_text=True)
+        assert not re.search(r'(src|href)="(https?:)?//', html), url
+    for url in READ_PAGES:
+        assert attacke.client.get(url, follow_redirects=True).status_code == 200, url
+
+
+def test_an_attacke_contest_keeps_its_photo(attacke: Env) -> None:
+    (attacke.photo_dir / "1").mkdir()
+    (attacke.photo_dir / "1" / "contest-2.jpg").write_bytes(jpeg())
+    attacke.store.add_photo(1, 1, 0, "1/contest-2.jpg")
+    html = attacke.client.get("/games/1/tricks").get_data(as_text=True)
+    assert 'src="/photos/1/contest-2.jpg?size=thumb"' in html
+    assert attacke.client.get("/api/games/1/photos").json == {"2-1": "/photos/1/contest-2.jpg"}
+
+
+def test_an_attacke_game_exports_its_record_and_its_contests(attacke: Env) -> None:
+    from companion.games.attacke.views import replay_json
+    from companion.record import parse_lines
+
+    response = attacke.client.get("/games/1/record.jsonl")
+    assert response.status_code == 200
+    assert 'filename="attacke-game-1.jsonl"' in response.headers["Content-Disposition"]
+    lines = response.get_data(as_text=True).splitlines()
+    assert json.loads(lines[0]) == {"type": "tightrope-record", "version": 1, "game": "attacke"}
+    record = parse_lines(lines)
+    assert record.game.name == "attacke" and len(record.events) == 40
+    folded = record.game.fold(record.events)
+    assert replay_json(folded) == replay_json(attacke.referee.game)
+
+    response = attacke.client.get("/games/1/scoresheet.csv")
+    assert 'filename="attacke-game-1.csv"' in response.headers["Content-Disposition"]
+    rows = list(csv.reader(response.get_data(as_text=True).splitlines()))
+    assert rows[0] == ["contest", "colour", "opener", "Ana", "Ana result", "Ben", "Ben result",
+                       "Cy", "Cy result", "winner", "chip won", "chips given back"]
+    assert len(rows) == 1 + 8 + 2
+    assert rows[1] == ["1", "red", "Ben", "0", "passed", "5", "passed", "7", "won", "Cy", "red", ""]
+    assert rows[7][-3:] == ["Ana", "purple", "Cy purple"]
+    assert rows[9] == ["chips", "", "", "2", "green purple", "2", "yellow green", "1", "red"]
+    assert rows[10] == ["winner", ""]
+
+
+def test_an_attacke_game_over_names_its_winner(env: Env, attacke_at_the_table: None) -> None:
+    events = list(game_named("attacke").random_game(7, 3))
+    env.referee.call(NewGame(events[0], game="attacke"))
+    for event in events[1:]:
+        env.referee.call(ManualEvent(event))
+    game = env.referee.game
+    assert game.game_over and env.referee.game_id is not None
+    state = env.client.get("/api/view").json["view"]["state"]
+    assert state["game_over"] and state["contest"] is None and state["winners"] == game.winners()
+    winner = game.players[game.winners()[0]]
+    html = env.client.get("/games/1").get_data(as_text=True)
+    assert f"Winner: {winner} (4 chips)" in html and "follow.js" not in html
+    rows = env.client.get("/games/1/scoresheet.csv").get_data(as_text=True).splitlines()
+    assert rows[-1] == f"winner,{winner}"
+    assert env.store.games()[0].winners == game.winners()
+
+
+def test_tightrope_writes_are_refused_on_an_attacke_game_and_undo_works(attacke: Env) -> None:
+    for url, body in [("/api/play", {"seat": 0, "card": 12}), ("/api/reveal", {"card": "5"}),
+                      ("/api/correct/play", {"round": 0, "trick": 0, "seat": 1, "card": 8}),
+                      ("/api/correct/scoring", {"round": 0, "index": 0, "card": "4"})]:
+        before = attacke.fingerprint()
+        response = attacke.client.post(url, json=body, headers=HOST)
+        assert response.status_code == 409, (url, response.json)
+        assert response.json["error"] == "the game in play is Attacke: this write is for Tightrope"
+        assert attacke.fingerprint() == before
+    response = attacke.client.post("/api/note", json={"text": "Cy's cat on the table"},
+                                   headers=HOST)
+    assert response.status_code == 200
+    response = attacke.client.post("/api/undo", json={}, headers=HOST)
+    assert response.status_code == 200
+    contest = attacke.client.get("/api/view").json["view"]["state"]["contest"]
+    assert contest["totals"] == [3, 0, 0] and attacke.referee.game.turn == 2
+
+
+def test_an_attacke_question_is_a_conflict_as_in_tightrope(attacke: Env) -> None:
+    from companion.games.attacke.rules import Passed
+    from companion.games.base import Choice, Question
+
+    ref = attacke.referee
+    question = Question("pass:0", "Did Ana pass?", (Choice("yes", "Ana passed"),
+                                                    Choice("no", "not yet")), ok="yes", seat=0,
+                        round=8)
+    ref.interpreter.ask(question, {"yes": Passed(0), "no": None})
+    ref.call(Flush())
+    view = attacke.client.get("/api/view").json["view"]
+    assert view["status"] == "attention"
+    conflict = view["conflict"]
+    assert set(conflict) == {"id", "key", "message", "choices", "ok", "seat", "round", "trick",
+                             "any_card", "image"}
+    assert conflict["message"] == "Did Ana pass?" and conflict["ok"] == "yes"
+    body = {"conflict_id": conflict["id"], "choice": "yes"}
+    assert attacke.client.post("/api/resolve", json=body, headers=ORIGIN).status_code == 403
+    assert attacke.client.post("/api/resolve", json=body, headers=HOST).status_code == 200
+    state = attacke.client.get("/api/view").json["view"]["state"]
+    assert state["last_contest"]["index"] == 8 and state["last_contest"]["winner"] == 2
+    assert state["chips"][2] == ["red", "green"]

@@ -371,3 +371,93 @@ def test_history_shows_times_in_the_phones_time_zone(table: Table) -> None:
 
     utc = datetime.fromisoformat(started.replace("Z", "+00:00"))
     assert shown == (utc + timedelta(hours=5, minutes=30)).strftime("%Y-%m-%d %H:%M")
+
+
+def test_an_attacke_contest_on_a_phone(tmp_path: Path, page: Any, attacke_at_the_table: None
+                                       ) -> None:
+    """A game of Attacke on a 390 px phone: the contest's colour, each total, who passed, the
+    chips by colour (with their initials), the lights; live, with no sideways scrolling."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from companion.games import game_named
+    from hardware.indicators import Indicators
+    from hardware.pins import PinMap
+
+    lights = Indicators(5, PinMap(), MockFactory(pin_class=MockPWMPin), animate=False)
+    table = Table(tmp_path, indicators=lights)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    try:
+        ref = table.referee
+        events = list(game_named("attacke").random_game(7, 3))  # see test_web.attacke_events
+        ref.call(NewGame(events[0], game="attacke"))
+        for event in events[1:39]:   # the ninth contest, green: Ana 3, Ben passed, Cy to play
+            ref.call(ManualEvent(event))
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(table.url + "/")
+        page.wait_for_selector("#attacke-wrap:not([hidden]) #a-seat-2", timeout=5000)
+        assert page.is_hidden("#table-wrap") and page.is_hidden("#after-table")
+        assert page.text_content("#a-title") == "Contest 9 · G green"
+        assert page.text_content("#where") == "Contest 9 · green · Cy to play"
+        assert [page.text_content(f"#a-seat-{s} .a-total") for s in range(3)] == ["3", "0", "0"]
+        assert "passed" in page.get_attribute("#a-seat-1", "class")
+        assert page.text_content("#a-seat-1 .a-state") == "passed"
+        assert "to play" in page.text_content("#a-seat-2")
+        assert page.locator("#a-seat-0 .badge.lead").count() == 1   # Ana leads with 3
+        assert page.locator("#a-seat-0 .chip").all_text_contents() == ["G", "P"]
+        assert page.get_attribute("#a-seat-0 .chip.c-purple", "title") == "purple"
+        assert "laid 3" in page.text_content("#a-seat-0 .a-cards")
+        assert "Draw pile:" in page.text_content("#a-piles")
+        page.wait_for_selector("#a-contests tbody tr >> nth=7", timeout=3000)
+        assert page.locator("#a-contests tbody tr").count() == 8
+        assert "Cy −P" in page.text_content("#a-contests tbody tr >> nth=6")
+        assert "Contest 8 (green): Ana won" in page.text_content("#a-last")
+        words = page.locator("#a-leds .led-item").all_text_contents()
+        # Ana won contest 8 moments ago: her light still blinks for it, then says she leads
+        assert words[0] in ("Ana: white long blinks: won the contest",
+                            "Ana: white: leads the contest"), words
+        assert words[1:3] == ["Ben: dark: passed", "Cy: white breathing: to play"], words
+
+        page.evaluate("window.__sameDocument = true")
+        ref.call(ManualEvent(events[39]))   # Cy lays a green 7: he leads, Ana to play
+        page.wait_for_selector("#a-seat-2 .badge.lead", timeout=1000)
+        assert page.text_content("#a-seat-2 .a-total") == "7"
+        assert page.evaluate("window.__sameDocument") is True
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "phone-attacke.png"), full_page=True)
+        for name, url in (("table", "/"), ("scores", "/scoresheet"), ("contests", "/tricks"),
+                          ("history", "/history")):
+            page.goto(table.url + url)
+            if name == "table":
+                page.wait_for_selector("#a-seat-2", timeout=3000)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+            for link in page.locator("header nav a").all():
+                box = link.bounding_box()
+                assert box is not None and box["x"] + box["width"] <= 390, name
+        assert errors == []
+    finally:
+        table.close()
+        lights.close()
+
+
+def test_six_attacke_players_fit_a_phone(tmp_path: Path, page: Any, attacke_at_the_table: None
+                                         ) -> None:
+    from companion.games import game_named
+
+    table = Table(tmp_path)
+    try:
+        events = list(game_named("attacke").random_game(2, 6))
+        table.referee.call(NewGame(events[0], game="attacke"))
+        for event in events[1:60]:
+            table.referee.call(ManualEvent(event))
+        page.set_viewport_size({"width": 390, "height": 844})
+        for name, url in (("table", "/"), ("scores", "/scoresheet"), ("contests", "/tricks")):
+            page.goto(table.url + url)
+            if name == "table":
+                page.wait_for_selector("#a-seat-5", timeout=3000)
+                page.wait_for_selector("#a-contests", timeout=3000)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+            page.screenshot(path=str(ARTIFACTS / f"phone-attacke6-{name}.png"), full_page=True)
+    finally:
+        table.close()

@@ -27,6 +27,8 @@ from companion.commands import (
     Resolve,
     StorageFailed,
 )
+from companion.games import DEFAULT
+from companion.games.attacke import rules as attacke
 from companion.games.tightrope.events import Note, PlayCorrected, ScoringCorrected, Undo
 from companion.games.tightrope.rules import (
     SEATS,
@@ -39,7 +41,7 @@ from companion.games.tightrope.rules import (
     Variant,
 )
 from companion.hub import Hub
-from companion.store import now_iso
+from companion.store import StoreError, now_iso
 
 from .guard import (
     BadInput,
@@ -59,6 +61,7 @@ from .guard import (
     text,
     whole,
 )
+from .guard import body as request_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 events_bp = Blueprint("events", __name__)
@@ -89,10 +92,15 @@ def ok(**extra: Any) -> Response:
 
 
 def current_setup() -> GameStarted:
+    """The set-up of the Tightrope game in play (the writes that name its cards need one)."""
     game = ctx().referee.game
     if game is None:
         raise Refused("no game in play: start one on the Setup page")
-    return game.setup
+    spec = ctx().referee.spec
+    if spec.name != DEFAULT:
+        raise Refused(f"the game in play is {spec.title}: this write is for Tightrope")
+    setup: GameStarted = game.setup
+    return setup
 
 
 def scoring_card(body: dict[str, Any], key: str = "card") -> ScoringCard:
@@ -132,6 +140,20 @@ def whoami() -> Response:
 @bp.get("/games")
 def games() -> Response:
     return jsonify([g.to_json() for g in ctx().store.games()])
+
+
+@bp.get("/games/<int:game_id>/replay")
+def replay(game_id: int) -> Response:
+    """The game as `replay --json` scores it (any game: Attacke's contests, Tightrope's rounds)."""
+    store = ctx().store
+    try:
+        spec = store.game_of(game_id) if game_id < 2**62 else None
+        if spec is None:
+            raise StoreError(f"there is no game {game_id}")
+        game = store.load(game_id).game
+    except StoreError:
+        raise NotFound(f"there is no game {game_id}") from None
+    return jsonify(spec.replay_json(game))
 
 
 @bp.get("/games/<int:game_id>/photos")
@@ -178,13 +200,48 @@ def post_pin() -> Response:
 # --- the game -----------------------------------------------------------------------------------
 
 
+TIGHTROPE_GAME = {"players", "first_dealer", "tactical", "simultaneous", "game"}
+ATTACKE_GAME = {"players", "first_player", "persevering", "concealed", "game"}
+
+
 @bp.post("/game")
 @host_only
 def new_game() -> Response:
-    body = json_body({"players", "first_dealer", "tactical", "simultaneous"})
+    """A new game: Tightrope unless the body names another ("game": "attacke")."""
+    kind = request_json().get("game", DEFAULT)
+    if kind == "attacke":
+        return new_attacke_game()
+    if kind != DEFAULT:
+        raise BadInput('game must be "tightrope" or "attacke"')
+    body = json_body(TIGHTROPE_GAME)
+    names = player_names(body, SEATS)
+    first = whole(body, "first_dealer", 0, len(names) - 1, "first dealer")
+    variant = Variant(tactical=flag(body, "tactical"), simultaneous=flag(body, "simultaneous"))
+    try:
+        setup = GameStarted(tuple(names), first, variant)
+    except RuleError as err:
+        raise BadInput(err.detail) from None
+    return ok(game_id=call(NewGame(setup)))
+
+
+def new_attacke_game() -> Response:
+    body = json_body(ATTACKE_GAME)
+    names = player_names(body, attacke.SEATS)
+    first = whole(body, "first_player", 0, len(names) - 1, "first player") \
+        if "first_player" in body else 0
+    variant = attacke.Variant(persevering=flag(body, "persevering"),
+                              concealed=flag(body, "concealed"))
+    try:
+        setup = attacke.GameStarted(tuple(names), first, variant)
+    except attacke.RuleError as err:
+        raise BadInput(err.detail) from None
+    return ok(game_id=call(NewGame(setup, game="attacke")))
+
+
+def player_names(body: dict[str, Any], seats: range) -> list[str]:
     players = body.get("players")
-    if not isinstance(players, list) or len(players) not in SEATS:
-        raise BadInput(f"players must be a list of {SEATS[0]} to {SEATS[-1]} names, in clockwise "
+    if not isinstance(players, list) or len(players) not in seats:
+        raise BadInput(f"players must be a list of {seats[0]} to {seats[-1]} names, in clockwise "
                        "seat order")
     names = []
     for i, name in enumerate(players):
@@ -193,13 +250,7 @@ def new_game() -> Response:
         if len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
             raise BadInput(f"player {i + 1}: a name has at most {MAX_NAME} plain characters")
         names.append(name.strip())
-    first = whole(body, "first_dealer", 0, len(names) - 1, "first dealer")
-    variant = Variant(tactical=flag(body, "tactical"), simultaneous=flag(body, "simultaneous"))
-    try:
-        setup = GameStarted(tuple(names), first, variant)
-    except RuleError as err:
-        raise BadInput(err.detail) from None
-    return ok(game_id=call(NewGame(setup)))
+    return names
 
 
 @bp.post("/finish")

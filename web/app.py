@@ -128,8 +128,16 @@ def create_app(referee: Any, store: Any, *, photo_dir: Path, pin_store: PinStore
     app.register_blueprint(camera_setup.bp)
     _errors(app)
     app.after_request(_security_headers)
-    app.context_processor(lambda: {"pin_missing": _pin_missing(pin_store)})
+    app.context_processor(lambda: {"pin_missing": _pin_missing(pin_store),
+                                   "game_kind": _game_kind(referee)})
     return app
+
+
+def _game_kind(referee: Any) -> str:
+    """The kind of the game in play, or of the last one ("tightrope" when none): the pages name
+    its parts (tricks, contests)."""
+    spec = getattr(referee, "spec", None)
+    return str(getattr(spec, "name", "tightrope"))
 
 
 def _pin_missing(pin_store: PinStore) -> bool:

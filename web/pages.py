@@ -11,9 +11,11 @@ from typing import Any
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from markupsafe import Markup
 
+from companion.games import DEFAULT, GAMES, game_named
 from companion.games.tightrope.rules import Game
+from companion.store import StoreError
 
-from . import charts, sheets
+from . import charts, contests, sheets
 from .addresses import local_only, qr_svg
 from .guard import NotFound, is_host, pins
 
@@ -53,6 +55,33 @@ def game_or_404(game_id: int) -> Game:
     if game_id > MAX_GAME_ID:
         raise NotFound(f"there is no game {game_id}")
     return sheets.load_game(ctx().store, game_id)
+
+
+def kind_of(game_id: int) -> str:
+    """The name of the game game_id is a game of ("tightrope", "attacke", ...)."""
+    if game_id > MAX_GAME_ID:
+        raise NotFound(f"there is no game {game_id}")
+    try:
+        return ctx().store.game_of(game_id).name
+    except StoreError:
+        raise NotFound(f"there is no game {game_id}") from None
+
+
+def other_game_page(game_id: int, kind: str, page: str) -> str:
+    """The page of a game of a kind other than Tightrope: Attacke's contests, else the game's
+    own scoresheet in text."""
+    game: Any = sheets.load_game(ctx().store, game_id)
+    in_play = ctx().referee.game_id == game_id and not game.game_over
+    if kind == "attacke":
+        template = "attacke_game.html" if page == "sheet" else "attacke_contests.html"
+        return render_template(template, page=page, game_id=game_id, game_kind=kind,
+                               sheet=contests.summary(game), events=len(game.log),
+                               in_play=in_play, photos=ctx().store.photos(game_id),
+                               initials=contests.INITIALS)
+    spec = game_named(kind)
+    return render_template("other_game.html", page=page, game_id=game_id, game_kind=kind,
+                           title=spec.title, text=spec.text_sheet(game), in_play=in_play,
+                           events=len(game.log))
 
 
 @bp.get("/")
@@ -99,6 +128,9 @@ def game_charts(game: Game) -> list[str]:
 
 @bp.get("/games/<int:game_id>")
 def game(game_id: int) -> str:
+    kind = kind_of(game_id)
+    if kind != DEFAULT:
+        return other_game_page(game_id, kind, "sheet")
     g = game_or_404(game_id)
     return render_template("game.html", page="sheet", game_id=game_id, sheet=sheets.sheet(g),
                            charts=game_charts(g), events=len(g.log) - 1,
@@ -107,6 +139,9 @@ def game(game_id: int) -> str:
 
 @bp.get("/games/<int:game_id>/tricks")
 def game_tricks(game_id: int) -> str:
+    kind = kind_of(game_id)
+    if kind != DEFAULT:
+        return other_game_page(game_id, kind, "tricks")
     g = game_or_404(game_id)
     photos = ctx().store.photos(game_id)
     return render_template("tricks.html", page="tricks", game_id=game_id,
@@ -119,7 +154,8 @@ def game_tricks(game_id: int) -> str:
 def history() -> str:
     store = ctx().store
     return render_template("history.html", page="history", games=store.games(),
-                           stats=store.player_stats())
+                           stats=store.player_stats(),
+                           titles={name: game_named(name).title for name in GAMES})
 
 
 @bp.get("/setup")
@@ -142,13 +178,22 @@ def record(game_id: int) -> Response:
     if game_id > MAX_GAME_ID:
         raise NotFound(f"there is no game {game_id}")
     body = sheets.record_jsonl(ctx().store, game_id)
-    return _download(body, "application/jsonl", f"tightrope-game-{game_id}.jsonl")
+    return _download(body, "application/jsonl", f"{kind_of(game_id)}-game-{game_id}.jsonl")
 
 
 @bp.get("/games/<int:game_id>/scoresheet.csv")
 def scoresheet_csv(game_id: int) -> Response:
-    body = sheets.scoresheet_csv(game_or_404(game_id))
-    return _download(body, "text/csv", f"tightrope-game-{game_id}.csv")
+    """Tightrope: rounds x players; Attacke: its contests."""
+    kind = kind_of(game_id)
+    if kind == "attacke":
+        game: Any = sheets.load_game(ctx().store, game_id)
+        body = contests.contests_csv(game)
+    elif kind == DEFAULT:
+        body = sheets.scoresheet_csv(game_or_404(game_id))
+    else:
+        raise NotFound(f"game {game_id} is a game of {game_named(kind).title}: "
+                       "its record is its export")
+    return _download(body, "text/csv", f"{kind}-game-{game_id}.csv")
 
 
 def _download(body: str, mimetype: str, filename: str) -> Response:

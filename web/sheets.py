@@ -105,15 +105,17 @@ def balance_series(game: Game, round_index: int) -> list[list[int]]:
 
 
 def record_jsonl(store: Store, game_id: int) -> str:
-    """The game record exactly as `replay` reads it: a header line, then every event."""
+    """The game record exactly as `replay` reads it: a header line (naming the game, unless it
+    is Tightrope), then every event."""
     try:
+        name = store.game_of(game_id).name
         events = store.events(game_id)
     except StoreError:
         raise NotFound(f"there is no game {game_id}") from None
-    return "\n".join([header_line(), *(dumps(e) for e in events)]) + "\n"
+    return "\n".join([header_line(name), *(dumps(e, name) for e in events)]) + "\n"
 
 
-def _cell(name: str) -> str:
+def safe_cell(name: str) -> str:
     """A name as a spreadsheet shows it, never as a formula (CSV injection)."""
     return "'" + name if name[:1] in ("=", "+", "-", "@", "\t", "\r") else name
 
@@ -125,11 +127,11 @@ def scoresheet_csv(game: Game) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     header = ["round", "dealer"]
     for name in s.players:
-        header += [_cell(name), _cell(f"{name} struck")]
+        header += [safe_cell(name), safe_cell(f"{name} struck")]
     writer.writerow(header)
     for row in s.rows:
         line: list[Any] = [row.number if row.complete else f"{row.number} (in play)",
-                           _cell(row.dealer)]
+                           safe_cell(row.dealer)]
         for cell in row.cells:
             line += [cell.score, "struck" if cell.struck else ""]
         writer.writerow(line)
@@ -137,5 +139,5 @@ def scoresheet_csv(game: Game) -> str:
     for value in s.totals:
         total += [value, ""]
     writer.writerow(total)
-    writer.writerow(["winner", _cell(", ".join(s.players[w] for w in s.winners))])
+    writer.writerow(["winner", safe_cell(", ".join(s.players[w] for w in s.winners))])
     return out.getvalue()

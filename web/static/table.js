@@ -74,7 +74,9 @@
     $("status").textContent = {idle: "idle", watching: "watching", attention: "needs you", camera_lost: "camera lost", storage_error: "not saving"}[v.status] || v.status;
     $("status").dataset.status = v.status;
     $("message").textContent = v.message || "";
-    if (state && !state.game_over) {
+    if (state && state.game === "attacke") {
+      $("where").textContent = TR_ATTACKE.where(state);
+    } else if (state && !state.game_over) {
       $("where").textContent = `Round ${state.round + 1}/${state.rounds_total} · trick ${state.trick + 1}/9 · dealer ${state.players[state.dealer]}` +
         (state.to_play.length ? ` · ${state.to_play.map((s) => state.players[s]).join(", ")} to play` : " · waiting for the scoring card");
     } else if (state) {
@@ -147,7 +149,7 @@
       banner.dataset.kind = "setup";
       $("banner-text").textContent = v.message || "Setup is not finished.";
       choices.append(el("a", {class: "choice", href: v.setup.includes("zones") ? "/setup/zones" : "/setup", text: "Go to Setup"}));
-    } else if (v.state && v.state.supply_short.length) {
+    } else if (v.state && v.state.supply_short && v.state.supply_short.length) {
       banner.hidden = false;
       banner.dataset.kind = "supply";
       $("banner-text").textContent = `Not enough ${v.state.supply_short.join(" and ")} sticks in the box: the score is still exact.`;
@@ -236,15 +238,19 @@
     switch (light.role) {
       case "turn": return "white breathing: to play";
       case "winner": return "white: won";
+      case "leader": return "white: leads the contest";
+      case "in": return "dim white: still in the contest";
+      case "passed": return "dark: passed";
+      case "won": return "white long blinks: won the contest";
       case "high": return "blue blinks: took the blue sticks";
       case "low": return "red blinks: took the red sticks";
       case "balance": return light.balance > 0 ? `blue: ${sticks(light.balance)}` : `red: ${sticks(-light.balance)}`;
-      default: return "dark: in balance";
+      default: return view && view.state && view.state.game === "attacke" ? "dark" : "dark: in balance";
     }
   }
 
-  function drawLeds(leds, state) {
-    const box = $("leds");
+  function drawLeds(leds, state, box) {
+    box = box || $("leds");
     if (!leds || !leds.seats) return;
     const names = state ? state.players : [];
     const seats = state ? leds.seats.slice(0, state.players.length) : leds.seats; // unused LEDs: off
@@ -289,10 +295,15 @@
     drawStatus(v);
     drawBanner(v);
     const state = v.state;
+    const attacke = !!state && state.game === "attacke";
     $("no-game").hidden = !!state;
-    $("table-wrap").hidden = !state;
-    $("after-table").hidden = !state;
-    if (state) {
+    $("table-wrap").hidden = !state || attacke;
+    $("after-table").hidden = !state || attacke;
+    $("attacke-wrap").hidden = !attacke;
+    if (attacke) {
+      TR_ATTACKE.draw(v);
+      drawLeds(v.leds, state, $("a-leds"));
+    } else if (state) {
       drawTable(state, v.leds);
       drawRemaining(state);
       drawLastTrick(state, v.game_id);
@@ -310,6 +321,7 @@
     post("/api/play", {seat, card}).then(() => { $("manual-card").value = ""; }).catch(() => {});
   });
   $("undo").addEventListener("click", () => post("/api/undo", {}).then(() => toast("undone")).catch(() => {}));
+  $("a-undo").addEventListener("click", () => post("/api/undo", {}).then(() => toast("undone")).catch(() => {}));
 
   function connect() {
     const source = new EventSource("/events" + (lastId ? "?last=" + lastId : ""));
