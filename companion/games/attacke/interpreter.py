@@ -371,7 +371,8 @@ class Interpreter:
     def _settled(self, mine: list[Seen], t: float) -> bool:
         last = max(c.order for c in mine)
         return (t - max(c.t for c in mine) >= self.settle_s - 1e-9
-                or any(c.order > last and c.zone != mine[0].zone for c in self.cards.values()))
+                or any(c.order > last and c.zone is not None and c.zone != mine[0].zone
+                       for c in self.cards.values()))
 
     def _waiting(self, zone: int | None) -> list[Seen]:
         """The cards in a seat's zone that are no part of the game yet, in arrival order."""
