@@ -1,7 +1,8 @@
 """Simulated table footage of a game record: the demo's camera and the end-to-end test bed.
 
 The rules decide what happens on the table (a trick is cleared once it is scored, the scoring
-row once the round is over); the simulator (vision.sim.footage) only draws the table actions.
+row once the round is over; in Attacke a seat's cards leave when he passes, and the victor's when
+the contest is his); the simulator (vision.sim.footage) only draws the table actions.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .games.tightrope.rules import CardPlayed, Game, GameEvent, GameStarted, ScoringRevealed
+from .games.attacke import rules as attacke_rules
+from .games.tightrope.rules import CardPlayed, Game, GameStarted, ScoringRevealed
 
 
-def table_actions(events: list[GameEvent]) -> list[Any]:
-    """The table actions (Reveal, Place, ClearTrick, ClearRound) that play out `events`."""
+def table_actions(events: list[Any], design: Any = None) -> list[Any]:
+    """The table actions that play out `events`: Tightrope's (Reveal, Place, ClearTrick,
+    ClearRound), or Attacke's (Lay, ClearSeat; its cards printed by `design`, an AttackeDesign,
+    by default the one `attacke_design()` draws)."""
+    if isinstance(events[0], attacke_rules.GameStarted):
+        return attacke_actions(events, design if design is not None else attacke_design())
     from vision.sim.footage import ClearRound, ClearTrick, Place, Reveal
 
     from .games.tightrope.interpreter import card_id
@@ -40,6 +46,39 @@ def table_actions(events: list[GameEvent]) -> list[Any]:
     return actions
 
 
+def attacke_design(seed: int = 0) -> Any:
+    """An edition of the Attacke deck for footage (a seed draws another)."""
+    import numpy as np
+
+    from vision.sim.attacke import random_attacke_design
+
+    return random_attacke_design(np.random.default_rng([seed, 16]), "train")
+
+
+def attacke_actions(events: list[Any], design: Any) -> list[Any]:
+    """The table actions that play out an Attacke game: each play's cards laid one by one in
+    the seat's zone (its face-down cards as backs, A12); a pass takes the seat's cards of the
+    contest away (A7: nothing, for a seat that laid none); the victor takes his away when the
+    contest is his (A9)."""
+    from vision.sim.faces import Printed
+    from vision.sim.footage import ClearSeat, Lay
+
+    rules = attacke_rules
+    game = rules.Game(events[0])
+    actions: list[Any] = []
+    for event in events[1:]:
+        contest = game.contest
+        ended = game.apply(event)
+        if isinstance(event, rules.CardsPlayed):
+            names = [str(c) for c in event.cards] + ["back"] * event.concealed
+            actions += [Lay(event.seat, Printed(name, design)) for name in names]
+        elif contest.played[event.seat] or contest.concealed[event.seat]:
+            actions.append(ClearSeat(event.seat))
+        if ended is not None and ended.winner is not None:
+            actions.append(ClearSeat(ended.winner))
+    return actions
+
+
 KEEP_CACHED = 3  # rendered games kept in the cache (about 250 MB each)
 
 
@@ -48,7 +87,7 @@ def cache_dir() -> Path:
     return Path(base) / "tightrope-companion" / "footage"
 
 
-def footage_folder(events: list[GameEvent], *, seed: int = 0, fps: float = 10.0,
+def footage_folder(events: list[Any], *, seed: int = 0, fps: float = 10.0,
                    hold_s: float = 0.8, hand_s: float = 0.8, table: str = "wood_light") -> Path:
     """Where the cache keeps the footage of a game (rendered or not yet)."""
     key = hashlib.sha256(repr((events, seed, fps, hold_s, hand_s, table)).encode())
@@ -74,7 +113,7 @@ def trim_cache(keep: int = KEEP_CACHED) -> tuple[int, int]:
 
 
 def render_game(
-    events: list[GameEvent],
+    events: list[Any],
     out_dir: Path | None = None,
     *,
     seed: int = 0,
@@ -83,14 +122,18 @@ def render_game(
     hand_s: float = 0.8,
     table: str = "wood_light",
     progress: Callable[[int, int], None] | None = None,
+    design: Any = None,
 ) -> Path:
-    """Render (or find in the cache) the footage of a game; returns its folder."""
+    """Render (or find in the cache) the footage of a game, Tightrope's or Attacke's (its cards
+    printed by `design`, by default `attacke_design(seed)`); returns its folder."""
     from vision.sim.footage import render_footage
     from vision.sim.scene import Conditions
 
     setup = events[0]
-    assert isinstance(setup, GameStarted)
-    actions = table_actions(events)
+    assert isinstance(setup, GameStarted | attacke_rules.GameStarted)
+    if isinstance(setup, attacke_rules.GameStarted) and design is None:
+        design = attacke_design(seed)
+    actions = table_actions(events, design)
     if out_dir is None:
         out_dir = footage_folder(events, seed=seed, fps=fps, hold_s=hold_s, hand_s=hand_s,
                                  table=table)

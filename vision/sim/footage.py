@@ -2,7 +2,10 @@
 
 This module knows nothing of the rules. It lays scoring cards into a row through the middle of
 the table (a zero lies across half of the next value card), number cards in front of their seat
-(far seats' cards upside down), and takes them away again. Every action is a hand coming in from
+(far seats' cards upside down), and takes them away again. For the other decks (Attacke's
+knights and shields, say) it lays a named card of any design (`Lay`, a `Printed` card) in a
+seat's zone, fanned beside that seat's cards already lying there, and takes a seat's cards away
+(`ClearSeat`); the game decides when. Every action is a hand coming in from
 the table edge, laying or taking the card (the card appears under the hand), and leaving; then the
 table lies still for `hold_s` seconds.
 
@@ -24,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.cards import CARD_H, CARD_W, DEFAULT_STYLE, CardId, Edition
+from vision.sim.faces import Printed
 from vision.sim.hands import SKINS, SLEEVES, HandPose
 from vision.sim.scene import (
     Conditions,
@@ -68,7 +72,27 @@ class ClearRound:
     """The scoring row is taken away."""
 
 
-Action = Reveal | Place | ClearTrick | ClearRound
+@dataclass(frozen=True)
+class Lay:
+    """A card of any deck, printed by its design, laid in front of that seat: fanned beside the
+    seat's cards already lying there (far seats' cards upside down)."""
+
+    seat: int
+    card: Printed
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.card, Printed):
+            raise SimError(f"Lay needs a Printed card (a name and its design), got {self.card!r}")
+
+
+@dataclass(frozen=True)
+class ClearSeat:
+    """Every card lying in front of that seat is taken away."""
+
+    seat: int
+
+
+Action = Reveal | Place | ClearTrick | ClearRound | Lay | ClearSeat
 
 # seat anchors: (edge, position along it), clockwise as seen from above (bottom, left, top, right)
 _SEATS: dict[int, list[tuple[str, float]]] = {
@@ -77,11 +101,15 @@ _SEATS: dict[int, list[tuple[str, float]]] = {
     3: [("bottom", 0.5), ("top", 0.27), ("top", 0.73)],
     4: [("bottom", 0.5), ("left", 0.5), ("top", 0.5), ("right", 0.5)],
     5: [("bottom", 0.5), ("left", 0.5), ("top", 0.3), ("top", 0.7), ("right", 0.5)],
+    6: [("bottom", 0.7), ("bottom", 0.3), ("left", 0.5), ("top", 0.3), ("top", 0.7),
+        ("right", 0.5)],
 }
 _INWARD = {"bottom": (0.0, -1.0), "top": (0.0, 1.0), "left": (1.0, 0.0), "right": (-1.0, 0.0)}
 _ROW = (0.14, 0.29, 0.86, 0.71)  # scoring row x0, y0, x1, y1 as fractions of the frame
 _SLOTS = 10                       # 9 value cards + room for two zeros in a row
 CARD_FRACTION = 0.062             # card width / frame width (about 79 px at 1280)
+FAN_STEP = 0.55                   # a laid card lies this many card widths beside the one before
+FAN_START = -1.5                  # the first card of a fan, in steps from the seat's spot
 
 
 @dataclass(frozen=True)
@@ -94,7 +122,7 @@ class _Seat:
 
 def _seats(n_seats: int, size: Size) -> list[_Seat]:
     if n_seats not in _SEATS:
-        raise SimError(f"n_seats must be within 1..5, got {n_seats}")
+        raise SimError(f"n_seats must be within 1..6, got {n_seats}")
     w, h = size
     out = []
     for edge, t in _SEATS[n_seats]:
@@ -204,6 +232,12 @@ class _Table:
         if isinstance(action, ClearRound):
             self.slot, self.pending_zero = 0, None
             return self._clear(lambda z: z == "scoring")
+        if isinstance(action, Lay):
+            return self._lay(action)
+        if isinstance(action, ClearSeat):
+            self._seat(action.seat)
+            target, _ = self._clear(lambda z: z == action.seat)
+            return target, action.seat
         raise SimError(f"not a table action: {action!r}")
 
     def _reveal(self, card: CardId) -> tuple[tuple[float, float], str]:
@@ -241,6 +275,21 @@ class _Table:
         # a second card from the same seat (a misplay) lies beside the first
         along = (-seat.inward[1], seat.inward[0])
         shift = already * 0.6 * self.card_px
+        spot = (seat.spot[0] + along[0] * shift, seat.spot[1] + along[1] * shift)
+        c, a = self._jitter(spot, seat.angle)
+        self.cards.append(_Lying(Placement(action.card, c, a, self.card_px), action.seat))
+        return c, action.seat
+
+    def _seat(self, seat: int) -> _Seat:
+        if not 0 <= seat < len(self.seats):
+            raise SimError(f"seat {seat} out of range 0..{len(self.seats) - 1}")
+        return self.seats[seat]
+
+    def _lay(self, action: Lay) -> tuple[tuple[float, float], int]:
+        seat = self._seat(action.seat)
+        already = sum(1 for c in self.cards if c.zone == action.seat)
+        along = (-seat.inward[1], seat.inward[0])
+        shift = (FAN_START + already) * FAN_STEP * self.card_px
         spot = (seat.spot[0] + along[0] * shift, seat.spot[1] + along[1] * shift)
         c, a = self._jitter(spot, seat.angle)
         self.cards.append(_Lying(Placement(action.card, c, a, self.card_px), action.seat))
@@ -312,6 +361,10 @@ def _action_json(action: Action) -> dict:
         return {"action": "reveal", "card": action.card.label}
     if isinstance(action, Place):
         return {"action": "place", "seat": action.seat, "card": action.card.label}
+    if isinstance(action, Lay):
+        return {"action": "lay", "seat": action.seat, "card": action.card.label}
+    if isinstance(action, ClearSeat):
+        return {"action": "clear_seat", "seat": action.seat}
     return {"action": "clear_trick" if isinstance(action, ClearTrick) else "clear_round"}
 
 
@@ -340,8 +393,12 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
         raise SimError("fps and hand_s must be positive, hold_s and lead_in_s not negative")
     quality = cond.jpeg_quality or jpeg_quality
     cond = replace(cond, hands=0, jpeg_quality=None)
-    digest = _digest(FOOTAGE_VERSION, [_action_json(a) for a in actions], n_seats, fps, seed,
-                     cond, size, hold_s, hand_s, lead_in_s, card_px, quality, style)
+    parts: tuple = (FOOTAGE_VERSION, [_action_json(a) for a in actions], n_seats, fps, seed,
+                    cond, size, hold_s, hand_s, lead_in_s, card_px, quality, style)
+    designs = sorted({repr(a.card.design) for a in actions if isinstance(a, Lay)})
+    if designs:  # cards of other decks: their designs too (Tightrope's digest is as it was)
+        parts = (*parts, designs)
+    digest = _digest(*parts)
     stamp = out / ".footage"
     if stamp.is_file() and stamp.read_text().strip() == digest:
         return out

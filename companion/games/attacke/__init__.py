@@ -10,6 +10,7 @@ from typing import Any
 
 from ..base import Package, event_log
 from .events import event_to_json, fold_record, parse_event
+from .interpreter import Interpreter
 from .randgame import random_game
 from .rules import SEATS, Card, Colour, Game, Variant
 from .views import replay_json, scoresheet_text, snapshot
@@ -26,4 +27,4 @@ GAME = Package(
     name="attacke", title="Attacke", seats=SEATS, deck=CARD_NAMES,
     parse_event=parse_event, event_to_json=event_to_json, fold=fold_record,
     replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game,
-    log=event_log(Game), snapshot=snapshot)
+    log=event_log(Game), snapshot=snapshot, interpreter=Interpreter)

@@ -1,0 +1,494 @@
+"""From what the camera saw to Attacke's events: vision proposes, the rules dispose.
+
+A pure decider, as Tightrope's (`companion.games.tightrope.interpreter`): the watcher's changes go
+in (`seen`), people's answers go in (`answer`), and `decide(game, t)` says what follows, as values:
+one `Apply(event)` at a time, or `Ask(question)` and `Withdraw(key)`. Every fact about the table
+lives once, in `cards` (one entry per physical card: the watcher's track).
+
+The table: each seat has a zone in front of it (an observation's zone is its seat; None is
+outside every zone, and such a card is nobody's). What becomes an event:
+
+- **A challenge** (A3, A5): the cards new in the zone of the seat whose turn it is, once his
+  laying has settled (no new card there for `settle_s`, or a card appeared in another seat's
+  zone after his last), every one of them read surely once the rules narrow its candidates, and
+  the whole play accepted by the rules: `CardsPlayed(seat, face-up cards, face-down count)`. A
+  `back` counts as one face-down card (A12).
+- **A pass by removal** (A7): every card the seat at turn laid in this contest has left his
+  zone, and stayed gone for `settle_s`: `Passed(seat)`.
+- **A pass with an empty zone**: a seat at turn that has laid nothing in this contest (an
+  opener with no knight, A3, or a player who never challenged) leaves nothing to see. Turns go
+  clockwise and a player acts only in turn, so another seat still in the contest acting -- a card
+  of his lying settled in his zone, or all his cards of this contest gone -- says every seat at
+  turn before him passed. *Ruling:* that is taken as the pass when the seat at turn has nothing
+  in his zone at all (no card the camera still sees there, counted or not); where cards of his
+  still lie there, a person says it ("Did Ben pass?", offering "passed").
+- **The contest's end** (A9) is the rules' own: the victor's cards, then taken away, are
+  explained and make no event; so are the cards of a seat that passed.
+
+Nothing is scored on a guess. A card read unsure, read as a card the rules refuse (another
+colour than the contest's, a second shield 10, more copies than the deck holds, face down twice
+in a contest), or part of a play the rules refused as a whole (not higher, more cards than the
+hand holds) is asked about: "Which card did Ben lay in contest 3?", every card the rules allow
+there, ranked by the reader, with OK confirming the reader's own sure read where it is one of
+them. An answer names a card (`red-3`, `shield-10`, `back`), says it is no card of the game
+(`none`), or, for a pass, `passed` / `wait`.
+
+Undo: the cards of an event taken back are no card of the game any more (taken back, they are
+not taken again), and no pass is inferred from the table until it changes. Attacke has no
+corrections of its own: `corrected` returns None.
+
+Readings: the reader's names for a card are read only through `candidates` and `sure_name`
+below, until vision's `Reading` carries its deck-independent names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from vision.types import Change, Observation
+
+from ..base import AnswerError, Apply, Ask, Choice, Decision, Question, Withdraw
+from .rules import KNIGHT_VALUES, SHIELD_VALUES, Card, CardsPlayed, Colour, Game, Passed, RuleError
+
+SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
+MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
+MIN_ODDS = 4.0         # this many times likelier than the next legal card,
+MIN_RAW = 0.25         # and the reader itself gave it at least this
+BACK = "back"          # a card laid face down (A12)
+NAMES: tuple[str, ...] = (*(str(Card(v, c)) for c in Colour for v in sorted(KNIGHT_VALUES)),
+                          *(str(Card(v)) for v in sorted(SHIELD_VALUES)), BACK)  # the deck
+
+
+# --- the reader's names for a card: the ONE place that reads them -------------------------------
+# MERGE: vision.types.Reading gains a deck-independent name (a sure name or None) and candidates
+# by name with probabilities. Until then these two read them with getattr; the merge replaces
+# their bodies with the real fields, and nothing else here reads a reading's names.
+
+
+def candidates(reading: Any) -> list[tuple[str, float]]:
+    """The reader's candidate names for the card and their probabilities, best first."""
+    return [(str(name), float(p)) for name, p in getattr(reading, "named", ())]
+
+
+def sure_name(reading: Any) -> str | None:
+    """The name the reader is sure of (above its own line), or None."""
+    name = getattr(reading, "label", None)
+    return name if isinstance(name, str) else None
+
+
+def _line(reading: Any) -> float:
+    return float(getattr(reading, "line", 0.0))
+
+
+# --- narrowing a read by the rules ----------------------------------------------------------------
+
+
+def narrow(reading: Any, legal: Callable[[str], bool]
+           ) -> tuple[str | None, list[tuple[str, float]]]:
+    """(the certain name or None, the legal candidates and their probabilities, best first).
+
+    A sure read the rules allow is certain; one they refuse is not (it is asked about). An
+    unsure read is certain where its best legal candidate, its probability conditioned on the
+    card being legal, is likely enough, far likelier than the next, and reaches the reader's own
+    line: what the rules rule out can lift an unsure read over it, nothing lowers it."""
+    cands = candidates(reading)
+    ranked = sorted(((n, p) for n, p in cands if legal(n)), key=lambda x: -x[1])
+    sure = sure_name(reading)
+    if sure is not None:
+        return (sure if legal(sure) else None), ranked
+    if not ranked:
+        return None, []
+    ruled_out = sum(p for n, p in cands if not legal(n))
+    mass = max(1.0 - ruled_out, 1e-9)
+    p1 = ranked[0][1] / mass
+    p2 = ranked[1][1] / mass if len(ranked) > 1 else 0.0
+    ok = (p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2 and ranked[0][1] >= MIN_RAW
+          and p1 >= _line(reading))
+    return (ranked[0][0] if ok else None), ranked
+
+
+def legal_name(game: Game, seat: int, name: str, others: Iterable[str] = ()) -> bool:
+    """May `seat` lay the card `name` now, beside the cards `others` of the same play? Each card
+    on its own: the contest's colour (A4; an opening's knights share one), one shield 10 a
+    contest (A8), no more copies on the table than the deck holds, face down only in the
+    concealed variant and once a contest (A12). Whether the whole play beats the best total and
+    fits the hand is the rules' own check."""
+    others = list(others)
+    if name == BACK:
+        return game.may_conceal(seat)
+    try:
+        card = Card.parse(name)
+    except ValueError:
+        return False
+    c = game.contest
+    if not card.is_shield:
+        colour = c.colour
+        if colour is None:  # an opening: its knights name the colour together
+            knights = [k for n in others if (k := _card(n)) is not None and not k.is_shield]
+            colour = knights[0].colour if knights else None
+        if colour is not None and card.colour != colour:
+            return False
+    elif card.value == 10 and (c.played_ten(seat) or "shield-10" in others):
+        return False
+    on_table = sum(1 for s, played in enumerate(c.played) if c.in_play(s)
+                   for k in played if k == card) + others.count(name)
+    return on_table < card.copies
+
+
+def _legal_for(game: Game, seat: int, others: list[str]) -> Callable[[str], bool]:
+    return lambda name: legal_name(game, seat, name, others)
+
+
+def _card(name: str) -> Card | None:
+    try:
+        return Card.parse(name)
+    except ValueError:
+        return None
+
+
+# --- the table of physical cards ------------------------------------------------------------------
+
+Status = Literal["waiting", "counted", "ignored"]
+
+
+@dataclass
+class Seen:
+    """One physical card the camera saw (the watcher's track)."""
+
+    track: int
+    zone: int | None                 # the seat whose zone it lies in; None: outside every zone
+    reading: Any
+    t: float                         # when it arrived
+    order: int                       # arrival order
+    present: bool = True
+    gone_t: float = 0.0              # when it left
+    status: Status = "waiting"
+    named: str | None = None         # what a person said it is
+    refused: str = ""                # why the rules refused the play it was part of
+    contest: int = -1                # counted: the contest it was laid in
+    at: int = -1                     # counted: its event's place in the game's log
+
+
+def _zone(obs: Observation) -> int | None:
+    return obs.zone if isinstance(obs.zone, int) and not isinstance(obs.zone, bool) else None
+
+
+@dataclass
+class Interpreter:
+    settle_s: float = SETTLE_S
+    cards: dict[int, Seen] = field(default_factory=dict)
+    asked: dict[str, Question] = field(default_factory=dict)
+    _order: int = 0
+    _version: int = 0                                           # grows with every change seen
+    _held: int | None = None                                    # the version at the last undo
+    _waved: dict[str, int] = field(default_factory=dict)        # key -> version when waved off
+    _said_passed: set[tuple[int, int]] = field(default_factory=set)  # (contest, seat)
+
+    # -- what happened -------------------------------------------------------------------------
+
+    def seen(self, changes: Iterable[Change], t: float) -> None:
+        """The watcher's changes at frame time t."""
+        changes = list(changes)
+        read_again = {c.observation.track for c in changes if c.kind == "appeared"}
+        for change in changes:
+            obs = change.observation
+            card = self.cards.get(obs.track)
+            self._version += 1
+            if change.kind == "removed":
+                if card is not None and obs.track not in read_again:
+                    card.present, card.gone_t = False, t
+            elif card is None:
+                self._order += 1
+                self.cards[obs.track] = Seen(obs.track, _zone(obs), obs.reading, t, self._order)
+                for other in self._waiting(_zone(obs)):  # new evidence: asked again
+                    other.refused = ""
+            else:  # the same card, read again
+                card.reading, card.present = obs.reading, True
+                if card.status == "waiting":
+                    card.zone, card.refused = _zone(obs), ""
+
+    def applied(self, decision: Apply) -> None:
+        """The referee applied `decision`: its cards now stand for its play."""
+        if not isinstance(decision.event, CardsPlayed) or decision.position is None:
+            return
+        at, contest, tracks = decision.position
+        for track in tracks:
+            card = self.cards.get(track)
+            if card is not None:
+                card.status, card.contest, card.at, card.refused = "counted", contest, at, ""
+
+    def refused(self, decision: Apply, why: str) -> None:
+        """The rules refused `decision`: its cards are asked about (a pass a person said is
+        forgotten)."""
+        if isinstance(decision.event, Passed) and decision.position is not None:
+            self._said_passed.discard((decision.position[1], decision.event.seat))
+            self._held = self._version
+            return
+        if decision.position is None:
+            return
+        for track in decision.position[2]:
+            card = self.cards.get(track)
+            if card is not None:
+                card.refused, card.named = why, None
+
+    def undone(self, game: Game) -> None:
+        """A person took back the last event: the cards it counted are no card of the game any
+        more, and no pass is inferred from the table until it changes."""
+        for card in self.cards.values():
+            if card.status == "counted" and card.at >= len(game.log):
+                card.status = "ignored"
+        self._said_passed.clear()
+        self._held = self._version
+
+    def corrected(self, correction: Any, game: Game) -> Apply | None:
+        """Attacke has no corrections of its own (an undo replays the game)."""
+        return None
+
+    # -- answers --------------------------------------------------------------------------------
+
+    def answer(self, key: str, choice: str, game: Game, t: float) -> None:
+        """A person answered question `key`; AnswerError if the choice is not one it offers or
+        the rules refuse it."""
+        q = self.asked.get(key)
+        if q is None:
+            raise AnswerError("that question was already answered")
+        if choice not in {c.id for c in q.choices}:
+            raise AnswerError(f"{choice!r} is not one of the choices")
+        kind, _, rest = key.partition(":")
+        if kind == "card":
+            card = self.cards[int(rest)]
+            if choice == "none":
+                card.status = "ignored"
+            else:
+                self._name(card, choice, game)
+        elif kind == "pass":
+            contest, seat = (int(x) for x in rest.split(":"))
+            if choice == "passed":
+                _check(game, Passed(seat))
+                self._said_passed.add((contest, seat))
+            else:
+                self._waved[key] = self._version
+        self.asked.pop(key, None)
+
+    def _name(self, card: Seen, name: str, game: Game) -> None:
+        before = card.named, card.refused
+        card.named, card.refused = name, ""
+        seat = game.turn
+        if seat is None or card.zone != seat:
+            return
+        play = self._play_of(game, seat)
+        if play is not None:
+            try:
+                game.check(play[0])
+            except RuleError as err:
+                card.named, card.refused = before
+                raise AnswerError(str(err)) from err
+
+    # -- deciding --------------------------------------------------------------------------------
+
+    def decide(self, game: Game | None, t: float) -> list[Decision]:
+        """What follows from the table and the game now: one Apply (the referee applies it and
+        asks again), or the questions to ask and withdraw."""
+        if game is None or game.game_over or game.turn is None:
+            keys = list(self.asked)
+            self.asked.clear()
+            return [Withdraw(k) for k in keys]
+        self._forget(game)
+        step = self._next(game, t)
+        if step is not None:
+            return [step]
+        needed = {q.key: q for q in self._questions(game, t)
+                  if self._waved.get(q.key) != self._version}
+        out: list[Decision] = []
+        for key in list(self.asked):
+            if key not in needed:
+                del self.asked[key]
+                out.append(Withdraw(key))
+        for key, q in needed.items():
+            if self.asked.get(key) != q:
+                self.asked[key] = q
+                out.append(Ask(q))
+        return out
+
+    def _next(self, game: Game, t: float) -> Apply | None:
+        seat = game.turn
+        assert seat is not None
+        index = game.contest.index
+        if (index, seat) in self._said_passed:
+            self._said_passed.discard((index, seat))
+            return Apply(Passed(seat), position=(len(game.log), index, ()))
+        mine = self._waiting(seat)
+        if mine:
+            if not self._settled(mine, t):
+                return None
+            play = self._play_of(game, seat)
+            if play is None:
+                return None
+            event, cards = play
+            named = next((c for c in cards if c.named is not None), None)
+            first = named or cards[0]
+            return Apply(event, first.track, named.named if named else None,
+                         (len(game.log), index, tuple(c.track for c in cards)))
+        if self._held == self._version:
+            return None
+        laid = self._laid(game, seat)
+        if laid and not any(c.present for c in laid) and \
+                t - max(c.gone_t for c in laid) >= self.settle_s - 1e-9:
+            return Apply(Passed(seat), position=(len(game.log), index, ()))
+        if self._empty(game, seat) and self._other_acted(game, seat, t):
+            return Apply(Passed(seat), position=(len(game.log), index, ()))
+        return None
+
+    def _play_of(self, game: Game, seat: int) -> tuple[CardsPlayed, list[Seen]] | None:
+        """The play the seat's waiting cards make, if every one of them is certain."""
+        mine = self._waiting(seat)
+        if not mine:
+            return None
+        names = self._certain(game, seat, mine)
+        if any(n is None for n in names):
+            return None
+        up = tuple(Card.parse(n) for n in names if n is not None and n != BACK)
+        return CardsPlayed(seat, up, sum(n == BACK for n in names)), mine
+
+    def _certain(self, game: Game, seat: int, mine: list[Seen]) -> list[str | None]:
+        """Each waiting card's certain name, or None; a card is narrowed beside the others of
+        the play that a person named or the reader is sure of."""
+        known = {c.track: c.named if c.named is not None else sure_name(c.reading)
+                 for c in mine}
+        out: list[str | None] = []
+        for c in mine:
+            others = [n for k, n in known.items() if k != c.track and n is not None]
+            if c.named is not None:
+                out.append(c.named if legal_name(game, seat, c.named, others) else None)
+            elif c.refused:
+                out.append(None)
+            else:
+                out.append(narrow(c.reading, _legal_for(game, seat, others))[0])
+        return out
+
+    def _settled(self, mine: list[Seen], t: float) -> bool:
+        last = max(c.order for c in mine)
+        return (t - max(c.t for c in mine) >= self.settle_s - 1e-9
+                or any(c.order > last and c.zone is not None and c.zone != mine[0].zone
+                       for c in self.cards.values()))
+
+    def _waiting(self, zone: int | None) -> list[Seen]:
+        """The cards in a seat's zone that are no part of the game yet, in arrival order."""
+        return sorted((c for c in self.cards.values()
+                       if c.status == "waiting" and c.present and c.zone == zone
+                       and zone is not None), key=lambda c: c.order)
+
+    def _laid(self, game: Game, seat: int) -> list[Seen]:
+        """The counted cards `seat` laid in the contest in play."""
+        return [c for c in self.cards.values() if c.status == "counted" and c.zone == seat
+                and c.contest == game.contest.index]
+
+    def _empty(self, game: Game, seat: int) -> bool:
+        """Nothing of this contest lies in the seat's zone, and the game holds none of his."""
+        c = game.contest
+        if c.played[seat] or c.concealed[seat] or self._laid(game, seat):
+            return False
+        return not any(k.present and k.zone == seat and k.status != "counted"
+                       for k in self.cards.values())
+
+    def _other_acted(self, game: Game, seat: int, t: float) -> bool:
+        """Another seat still in the contest acted: a card of his lies settled in his zone, or
+        every card he laid in this contest has gone (settled). Turns go clockwise: the seat at
+        turn acted before him."""
+        c = game.contest
+        for other in range(game.n):
+            if other == seat or not c.in_play(other):
+                continue
+            if any(t - k.t >= self.settle_s - 1e-9 for k in self._waiting(other)):
+                return True
+            laid = self._laid(game, other)
+            if laid and not any(k.present for k in laid) and \
+                    t - max(k.gone_t for k in laid) >= self.settle_s - 1e-9:
+                return True
+        return False
+
+    def _forget(self, game: Game) -> None:
+        """Drop cards of earlier contests that left the table: they no longer matter."""
+        index = game.contest.index
+        self.cards = {k: c for k, c in self.cards.items()
+                      if c.present or c.status == "waiting" or c.contest >= index - 1}
+
+    # -- questions ------------------------------------------------------------------------------
+
+    def _questions(self, game: Game, t: float) -> list[Question]:
+        seat = game.turn
+        assert seat is not None
+        index, name = game.contest.index, game.players[seat]
+        where = f"contest {index + 1}"
+        mine = self._waiting(seat)
+        out = []
+        if mine:
+            if not self._settled(mine, t):
+                return []
+            names = self._certain(game, seat, mine)
+            for c, certain in zip(mine, names, strict=True):
+                if certain is not None and not c.refused:
+                    continue
+                others = [n for k, n in zip(mine, names, strict=True) if k is not c and n]
+                legal = [n for n in NAMES if legal_name(game, seat, n, others)]
+                ranked = _ranked(c.reading, legal)
+                sure = sure_name(c.reading) if c.named is None else c.named
+                ok = sure if sure in legal else None
+                out.append(Question(
+                    f"card:{c.track}", f"Which card did {name} lay in {where}?{_why(c, legal)}",
+                    (*(Choice(n, _label(n)) for n in ranked),
+                     Choice("none", "Not a card of the game")),
+                    ok, seat, index, 0, c.track))
+            return out
+        laid = self._laid(game, seat)
+        present = [c for c in laid if c.present]
+        gone = [c for c in laid if not c.present]
+        if self._empty(game, seat) or (laid and not present):
+            return []  # a pass with an empty zone, or by removal: no question
+        partly_gone = bool(gone) and t - max(c.gone_t for c in gone) >= self.settle_s - 1e-9
+        if partly_gone or self._other_acted(game, seat, t):
+            out.append(Question(
+                f"pass:{index}:{seat}",
+                f"It is {name}'s turn in {where}: did {name} pass? Cards of {name}'s still lie "
+                "in front of him.",
+                (Choice("passed", f"{name} passed"), Choice("wait", "Not yet")),
+                None, seat, index, 0, present[0].track if present else None))
+        return out
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _check(game: Game, event: Passed | CardsPlayed) -> None:
+    try:
+        game.check(event)
+    except RuleError as err:
+        raise AnswerError(str(err)) from err
+
+
+def _probability(reading: Any, name: str) -> float:
+    return max((p for n, p in candidates(reading) if n == name), default=0.0)
+
+
+def _ranked(reading: Any, legal: list[str]) -> list[str]:
+    """Every legal card, the reader's likelier ones first (then in deck order)."""
+    return sorted(legal, key=lambda n: -_probability(reading, n))
+
+
+def _label(name: str) -> str:
+    return "face down" if name == BACK else name.replace("-", " ")
+
+
+def _why(c: Seen, legal: list[str]) -> str:
+    if c.refused:
+        return f" The rules refused the play: {c.refused}."
+    sure = sure_name(c.reading)
+    if sure is not None and sure not in legal:
+        return f" The camera read {_label(sure)}, which the rules do not allow here."
+    best = max(candidates(c.reading), key=lambda x: x[1], default=None)
+    if best is None:
+        return " The camera could not read it."
+    return f" The camera is not sure (best guess {_label(best[0])}, {best[1]:.0%} sure)."
+

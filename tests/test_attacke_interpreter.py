@@ -1,0 +1,443 @@
+"""Attacke's interpreter on its own: card lays and removals in, Attacke events out, nothing on a
+guess."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.games import attacke
+from companion.games.attacke.interpreter import (
+    NAMES,
+    SETTLE_S,
+    Interpreter,
+    candidates,
+    sure_name,
+)
+from companion.games.attacke.randgame import random_game
+from companion.games.attacke.rules import (
+    Card,
+    CardsPlayed,
+    Game,
+    GameStarted,
+    Passed,
+    Variant,
+)
+from companion.games.base import AnswerError, Apply, Ask, EventLog, Question, Withdraw
+from vision.types import Change, Observation, Reading
+
+QUAD = np.zeros((4, 2), np.float32)
+
+
+@dataclass(frozen=True)
+class NamedReading(Reading):
+    """A reading with the deck-independent names the reader is about to give (a sure name or
+    None, and candidates by name): what the interpreter's `sure_name`/`candidates` read."""
+
+    named: tuple[tuple[str, float], ...] = ()
+    label: str | None = None
+
+
+def read(*cands: tuple[str, float], sure: bool = False) -> NamedReading:
+    """A reading of Attacke's names: the given candidates, the rest of the probability spread
+    over the other cards; `sure`: the reader is sure of the first."""
+    total = sum(p for _, p in cands)
+    rest = [n for n in NAMES if n not in {c for c, _ in cands}]
+    named = (*cands, *((n, (1 - total) / len(rest)) for n in rest))
+    return NamedReading("unknown", None, None, cands[0][1], (), 0.9, named,
+                        cands[0][0] if sure else None)
+
+
+def sure(name: str) -> NamedReading:
+    return read((name, 0.999), sure=True)
+
+
+def test_the_reading_helpers_read_the_names():
+    r = read(("red-3", 0.6), ("red-2", 0.3))
+    assert candidates(r)[:2] == [("red-3", 0.6), ("red-2", 0.3)] and sure_name(r) is None
+    assert sure_name(sure("shield-10")) == "shield-10"
+    plain = Reading("unknown", None, None, 0.0, ())  # before the names land: nothing to read
+    assert candidates(plain) == [] and sure_name(plain) is None
+
+
+class Table:
+    """The interpreter and a game, driven as the referee drives them."""
+
+    def __init__(self, players: int = 3, variant: Variant | None = None, first: int = 0,
+                 setup: GameStarted | None = None) -> None:
+        setup = setup or GameStarted(("Ana", "Ben", "Cy", "Dora", "Eli", "Fay")[:players],
+                                     first, variant or Variant())
+        self.log = EventLog(Game(setup))
+        self.it = attacke.GAME.interpreter()  # type: ignore[misc]
+        assert isinstance(self.it, Interpreter)
+        self.questions: dict[str, Question] = {}
+        self.track = 0
+        self.t = 0.0
+        self.refused: list[str] = []
+
+    @property
+    def game(self) -> Game:
+        return self.log.game  # type: ignore[return-value]
+
+    def lay(self, seat: int | None, reading: Reading, dt: float = 0.4) -> int:
+        self.track += 1
+        self.t += dt
+        obs = Observation(reading, QUAD, (0.0, 0.0), seat, 3, self.track)
+        self.it.seen([Change("appeared", obs, 0)], self.t)
+        self.settle()
+        return self.track
+
+    def take(self, *tracks: int, dt: float = 0.4) -> None:
+        self.t += dt
+        changes = [Change("removed", Observation(sure("red-2"), QUAD, (0, 0), None, 3, k), 0)
+                   for k in tracks]
+        self.it.seen(changes, self.t)
+        self.settle()
+
+    def wait(self, seconds: float = SETTLE_S) -> None:
+        self.t += seconds
+        self.settle()
+
+    def settle(self) -> None:
+        for _ in range(200):
+            applied = False
+            for d in self.it.decide(self.game, self.t):
+                if isinstance(d, Apply):
+                    try:
+                        self.log.apply(d.event)
+                    except ValueError as err:
+                        self.it.refused(d, str(err))
+                        self.refused.append(str(err))
+                    else:
+                        self.it.applied(d)
+                    applied = True
+                elif isinstance(d, Ask):
+                    self.questions[d.question.key] = d.question
+                elif isinstance(d, Withdraw):
+                    self.questions.pop(d.key, None)
+            if not applied:
+                return
+        raise AssertionError("the interpreter never settles")
+
+    def answer(self, key: str, choice: str) -> None:
+        self.it.answer(key, choice, self.game, self.t)
+        self.questions.pop(key, None)
+        self.settle()
+
+    def undo(self) -> None:
+        self.log.game.undo()
+        self.it.undone(self.game)
+        self.settle()
+
+    @property
+    def events(self) -> list:
+        return self.game.log[1:]
+
+
+def C(name: str) -> Card:  # noqa: N802
+    return Card.parse(name)
+
+
+# --- a whole game, laid out on the table ----------------------------------------------------------
+
+
+def play_out(events: list, rng: random.Random) -> Table:
+    """Every event of a game as the table shows it: a play's cards laid one by one in the
+    seat's zone (face-down ones as backs), a pass as the seat's cards taken away (nothing, for a
+    seat that laid none), and the victor's cards taken away once the contest is over."""
+    setup = events[0]
+    truth = Game(setup)
+    table = Table(setup=setup)
+    laid: dict[int, list[int]] = {s: [] for s in range(setup.n)}
+    for i, event in enumerate(events[1:], start=1):
+        after = events[i + 1] if i + 1 < len(events) else None
+        if isinstance(event, CardsPlayed):
+            names = [str(c) for c in event.cards] + ["back"] * event.concealed
+            for name in names:
+                laid[event.seat].append(table.lay(event.seat, sure(name), dt=0.3))
+            # the next seat's card settles the play (where the interpreter has caught up with
+            # the game: no earlier pass waits for a sign), or time does
+            caught_up = len(table.game.log) == len(truth.log)
+            if not (caught_up and isinstance(after, CardsPlayed) and after.seat != event.seat
+                    and rng.random() < 0.5):
+                table.wait()
+        elif laid[event.seat]:
+            if rng.random() < 0.5:
+                table.take(*laid[event.seat])
+            else:
+                for k in laid[event.seat]:
+                    table.take(k, dt=0.2)
+            laid[event.seat] = []
+            table.wait()
+        ended = truth.apply(event)
+        if ended is not None and ended.winner is not None:
+            if laid[ended.winner]:
+                table.take(*laid[ended.winner])
+            laid = {s: [] for s in range(setup.n)}
+            table.wait()
+    table.wait()
+    table.wait()
+    assert not table.questions and not table.refused
+    return table
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), players=st.sampled_from([3, 5]), concealed=st.booleans())
+def test_a_whole_random_game_laid_out_gives_exactly_its_events(seed, players, concealed):
+    rng = random.Random(seed)
+    events = random_game(rng, players, Variant(False, concealed))
+    table = play_out(events, rng)
+    assert table.game.log == events
+
+
+def test_the_package_plays_games_of_three_and_five_and_the_concealed_variant():
+    for seed, players, concealed in ((1, 3, False), (2, 5, True), (3, 3, True)):
+        events = list(attacke.GAME.random_game(seed, players, concealed=concealed))
+        assert play_out(events, random.Random(seed)).game.log == events
+        if concealed:
+            assert any(isinstance(e, CardsPlayed) and e.concealed for e in events)
+
+
+# --- one thing at a time --------------------------------------------------------------------------
+
+
+def test_a_play_of_several_cards_waits_until_the_laying_settles():
+    t = Table()
+    t.lay(0, sure("red-3"))
+    t.lay(0, sure("shield-7"))
+    assert t.events == []
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-3"), C("shield-7")))]
+
+
+def test_the_next_seat_s_card_settles_the_play_at_once():
+    t = Table()
+    t.lay(0, sure("red-3"))
+    t.lay(1, sure("red-5"), dt=0.2)
+    assert t.events == [CardsPlayed(0, (C("red-3"),))]
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("red-5"),))
+
+
+def test_an_unsure_read_is_asked_and_the_answer_completes_the_play():
+    t = Table()
+    track = t.lay(0, read(("red-3", 0.45), ("red-2", 0.4)))
+    t.lay(0, sure("red-4"))
+    t.wait()
+    assert t.events == []
+    q = t.questions[f"card:{track}"]
+    ids = [c.id for c in q.choices]
+    assert ids[:2] == ["red-3", "red-2"] and "blue-7" not in ids  # the opening is red (A4)
+    assert ids[-1] == "none" and q.ok is None and (q.seat, q.round, q.trick) == (0, 0, 0)
+    with pytest.raises(AnswerError):
+        t.answer(f"card:{track}", "blue-7")
+    t.answer(f"card:{track}", "red-2")
+    assert t.events == [CardsPlayed(0, (C("red-2"), C("red-4")))] and not t.questions
+
+
+def test_the_rules_narrow_an_unsure_read_to_the_contest_s_colour():
+    t = Table()
+    t.lay(0, sure("blue-3"))
+    t.wait()
+    # read 55 % blue 5, 40 % green 5: only blue may be laid in a blue contest (A4)
+    t.lay(1, read(("blue-5", 0.55), ("green-5", 0.4)))
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("blue-5"),)) and not t.questions
+
+
+def test_a_card_the_rules_refuse_is_asked_with_the_legal_cards():
+    t = Table()
+    t.lay(0, sure("blue-3"))
+    t.wait()
+    track = t.lay(1, sure("red-5"))  # the contest is blue
+    t.wait()
+    q = t.questions[f"card:{track}"]
+    ids = {c.id for c in q.choices}
+    assert "red-5" not in ids and {"blue-5", "shield-7", "shield-10"} <= ids and q.ok is None
+    assert "red 5" in q.message
+    t.answer(f"card:{track}", "blue-5")
+    assert t.events[-1] == CardsPlayed(1, (C("blue-5"),))
+
+
+def test_a_play_the_rules_refuse_as_a_whole_is_asked_and_ok_keeps_the_sure_read():
+    t = Table()
+    t.lay(0, sure("green-5"))
+    t.wait()
+    track = t.lay(1, sure("green-3"))  # 3 does not beat 5 (A5)
+    t.wait()
+    assert t.refused and "A5" in t.refused[0]
+    q = t.questions[f"card:{track}"]
+    assert q.ok == "green-3" and "A5" in q.message
+    with pytest.raises(AnswerError):  # confirmed, it still does not beat 5
+        t.it.answer(f"card:{track}", "green-3", t.game, t.t)
+    # he was not done: a second card joins the play, and the two beat 5
+    t.lay(1, sure("green-4"))
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("green-3"), C("green-4")))
+    assert not t.questions
+
+
+def test_a_second_shield_10_in_a_contest_is_refused_per_card():
+    t = Table()
+    t.lay(0, sure("red-2"))
+    t.lay(0, sure("shield-10"))
+    t.wait()
+    t.lay(1, sure("red-7"))
+    t.lay(1, sure("red-7"))
+    t.wait()
+    t.lay(2, sure("red-7"))
+    t.lay(2, sure("red-7"))  # a third and fourth red 7: the deck has three (A1)
+    t.wait()
+    assert len(t.events) == 2
+    assert any(q.key.startswith("card:") for q in t.questions.values())
+
+
+def test_a_pass_is_seen_as_the_seat_s_cards_leaving_his_zone():
+    t = Table()
+    a = t.lay(0, sure("yellow-2"))
+    t.wait()
+    b = t.lay(1, sure("yellow-3"))
+    t.wait()
+    c = t.lay(2, sure("yellow-4"))
+    t.wait()
+    t.take(a)
+    assert t.events[-1] == CardsPlayed(2, (C("yellow-4"),))  # not settled yet
+    t.wait()
+    assert t.events[-1] == Passed(0)
+    t.take(b)
+    t.wait()
+    # Ben passed: Cy won, and the cards he takes away are the rules' own (no event)
+    assert t.events[-1] == Passed(1) and t.game.contests[0].winner == 2
+    t.take(c)
+    t.wait()
+    assert len(t.events) == 5 and not t.questions and t.game.turn == 2
+
+
+def test_a_pass_with_an_empty_zone_is_seen_when_a_later_seat_acts():
+    t = Table(first=0)
+    t.lay(0, sure("purple-7"))
+    t.wait()
+    # Ben, at turn, lays nothing; Cy lays: Ben passed before him (turns go clockwise)
+    t.lay(2, sure("purple-4"))
+    t.lay(2, sure("purple-5"))
+    assert t.events == [CardsPlayed(0, (C("purple-7"),))]
+    t.wait()
+    assert t.events[1:] == [Passed(1), CardsPlayed(2, (C("purple-4"), C("purple-5")))]
+    assert not t.questions
+
+
+def test_an_opener_with_no_knight_passes_with_an_empty_zone():
+    t = Table(first=1)
+    t.lay(2, sure("green-2"))  # Ben opens with nothing: Cy opens instead (A3, ruling)
+    t.wait()
+    assert t.events == [Passed(1), CardsPlayed(2, (C("green-2"),))]
+
+
+def test_the_victor_clearing_his_cards_says_the_last_empty_seat_passed():
+    t = Table(players=3)
+    a = t.lay(0, sure("blue-7"))
+    t.wait()
+    # Ben and Cy lay nothing; Ana takes her cards away: the contest is over, she won
+    t.take(a)
+    t.wait()
+    assert t.events[1:] == [Passed(1), Passed(2)]
+    assert t.game.contests[0].winner == 0 and t.game.turn == 0 and not t.questions
+
+
+def test_a_seat_whose_cards_still_lie_is_asked_whether_he_passed():
+    t = Table()
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-4"))
+    t.wait()
+    t.lay(2, sure("red-5"))
+    t.wait()
+    t.lay(1, sure("red-7"))  # Ana's red 3 still lies there, and Ben lays again
+    t.wait()
+    q = t.questions["pass:0:0"]
+    assert [c.id for c in q.choices] == ["passed", "wait"] and q.seat == 0
+    t.answer("pass:0:0", "passed")
+    assert t.events[-2:] == [Passed(0), CardsPlayed(1, (C("red-7"),))]
+
+
+def test_a_back_counts_one_face_down_in_the_concealed_variant():
+    t = Table(variant=Variant(concealed=True))
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-2"))
+    t.lay(1, sure("back"))
+    t.lay(1, sure("back"))
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("red-2"),), 2)
+    # not in the plain game: a back there is asked about
+    plain = Table()
+    plain.lay(0, sure("red-3"))
+    plain.wait()
+    track = plain.lay(1, sure("back"))
+    plain.wait()
+    assert "back" not in {c.id for c in plain.questions[f"card:{track}"].choices}
+
+
+def test_a_card_outside_every_zone_is_nobody_s():
+    t = Table()
+    t.lay(None, sure("red-3"))
+    t.wait()
+    assert t.events == [] and not t.questions
+
+
+def test_undo_takes_the_play_back_and_it_is_not_taken_again():
+    t = Table()
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-5"))
+    t.wait()
+    assert len(t.events) == 2
+    t.undo()
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-3"),))] and t.game.turn == 1
+    # Ben lays again; a person may say what the first was; the table goes on
+    t.lay(1, sure("red-7"))
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("red-7"),))
+
+
+def test_undo_of_a_pass_by_removal_is_not_inferred_again_until_the_table_changes():
+    t = Table()
+    a = t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-4"))
+    t.wait()
+    t.lay(2, sure("red-5"))
+    t.wait()
+    t.take(a)
+    t.wait()
+    assert t.events[-1] == Passed(0)
+    t.undo()
+    t.wait()
+    assert t.events[-1] == CardsPlayed(2, (C("red-5"),))
+    t.lay(1, sure("red-7"))  # the table changes: Ana's cards are still gone, she passed
+    t.wait()
+    assert t.events[-2:] == [Passed(0), CardsPlayed(1, (C("red-7"),))]
+
+
+def test_an_answer_to_a_question_already_gone_is_an_error():
+    t = Table()
+    with pytest.raises(AnswerError):
+        t.it.answer("card:99", "red-3", t.game, 0.0)
+    assert t.it.corrected(object(), t.game) is None
+
+
+def test_nothing_is_decided_after_the_game_is_over():
+    events = random_game(random.Random(4), 3, Variant())
+    t = Table(setup=events[0])
+    for e in events[1:]:
+        t.log.apply(e)
+    assert t.game.game_over
+    t.lay(0, sure("red-3"))
+    t.wait()
+    assert t.game.log == events
