@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from .games import DEFAULT, GAMES
-from .games.tightrope.rules import SEATS
 from .record import RecordError, read_game_record
 
 
@@ -198,11 +197,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("demo", help="a simulated game through the whole companion")
-    p.add_argument("--players", type=int, choices=SEATS, default=3)
+    p.add_argument("--game", choices=GAMES, default=DEFAULT,
+                   help="the game to play (default: tightrope; attacke)")
+    p.add_argument("--players", type=int, help="how many (default 3)")
     p.add_argument("--seed", type=int, default=1, help="which random game (and footage)")
     p.add_argument("--rounds", type=int, help="stop after this many rounds (default: all)")
     p.add_argument("--tactical", action="store_true", help="variant: cards 1..9N only")
     p.add_argument("--simultaneous", action="store_true", help="variant: all reveal at once")
+    p.add_argument("--concealed", action="store_true",
+                   help="Attacke's variant: cards laid face down, worth 1 each")
+    p.add_argument("--persevering", action="store_true",
+                   help="Attacke's variant for persevering players: five chips to win")
     p.add_argument("--host", help="the address to serve the web page on (default 127.0.0.1: "
                                   "this machine only; 0.0.0.0 for the whole network)")
     p.add_argument("--no-person", action="store_true",

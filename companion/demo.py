@@ -3,9 +3,14 @@
 A random legal game is drawn, its table footage rendered by the simulator (cached: the last few
 games are kept), and the footage played to the companion as if it came from the camera, with mock
 GPIO and the web scoresheet on this machine only (127.0.0.1, unless --host says otherwise). Each
-trick is printed as it is scored. Should the camera be unsure, a person who knows the game's record
-answers the question after a moment (as a player would on the web page; --no-person leaves it to
-you). At the end the companion's scoresheet is compared with the replay of the game.
+trick (an Attacke contest) is printed as it is scored. Should the camera be unsure, a person who
+knows the game's record answers the question after a moment (as a player would on the web page;
+--no-person leaves it to you). At the end the companion's scoresheet is compared with the replay
+of the game.
+
+Tightrope is played with the simulator's own deck, read by the bundled reader. An Attacke game's
+cards are printed in a deck design of the simulator's, which the companion is first taught from
+one rendered photo a card, as a user teaches a real deck (`teach --game attacke`).
 """
 
 from __future__ import annotations
@@ -24,17 +29,35 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .footage import footage_folder, is_rendered, render_game, trim_cache
-from .games.tightrope.events import event_to_json
-from .games.tightrope.log import fold_record
+from .footage import attacke_design, footage_folder, is_rendered, render_game, trim_cache
+from .games import GameSpec, game_named
+from .games.attacke.rules import Contest
 from .games.tightrope.randgame import random_game
-from .games.tightrope.rules import Game, Trick, Variant
-from .games.tightrope.views import replay_json
+from .games.tightrope.rules import Trick, Variant
 from .keep import Applied, Notice
-from .record import read_record
+from .record import read_game_record
 from .service import check_port
 
 PERSON_WAIT_S = 2.0  # the demo's person answers a question after this long (time to look)
+PLAYED = {"tightrope": "rounds", "attacke": "contests"}  # what a game's demo plays: its unit
+Answerer = Callable[[dict[str, Any], dict[str, Any]], str]
+
+
+def demo_events(args: argparse.Namespace) -> list[Any]:
+    """The random game the demo plays; a ValueError in one line for one it cannot play."""
+    if args.game not in PLAYED:
+        raise ValueError(f"the demo plays {' and '.join(PLAYED)}; the {args.game} game is not "
+                         "refereed at the table yet")
+    spec = game_named(args.game)
+    players = args.players if args.players is not None else 3
+    if players not in spec.seats:
+        raise ValueError(f"{spec.title} is for {spec.seats[0]} to {spec.seats[-1]} players, "
+                         f"not {players}")
+    if spec.name == "tightrope":
+        variant = Variant(args.tactical, args.simultaneous)
+        return random_game(random.Random(args.seed), players, variant, rounds=args.rounds)
+    return list(spec.random_game(args.seed, players, concealed=args.concealed,
+                                 persevering=args.persevering))
 
 
 def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
@@ -44,13 +67,14 @@ def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
     from .service import Companion
 
     args.host = getattr(args, "host", None) or "127.0.0.1"
+    events = demo_events(args)
     if not args.no_web:  # before minutes of rendering, not after
         check_port(args.host, args.port or config.port)
-    variant = Variant(args.tactical, args.simultaneous)
-    events = random_game(random.Random(args.seed), args.players, variant, rounds=args.rounds)
-    game = Game.replay(events)
-    print(f"demo: {args.players} players ({', '.join(game.setup.players)}), "
-          f"{len(game.rounds)} rounds, {len(events) - 1} events", flush=True)
+    spec = game_named(args.game)
+    true = spec.fold(enumerate(events, start=1))
+    what = "" if spec.name == "tightrope" else f"{spec.title}, "
+    print(f"demo: {what}{len(true.players)} players ({', '.join(true.players)}), "
+          f"{true.rounds_played} {PLAYED[spec.name]}, {len(events) - 1} events", flush=True)
     cached = is_rendered(footage_folder(events, seed=args.seed))
     if not cached:
         print("demo: rendering the table footage (once: it is cached)", flush=True)
@@ -60,13 +84,15 @@ def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
     kept, size = trim_cache()
     print(f"demo: footage {'from the cache' if cached else 'ready'} in {footage} (the cache "
           f"keeps the last {kept} games, {size / 1e6:.0f} MB)", flush=True)
+    deck = None if spec.name == "tightrope" else taught_deck(spec, args.seed, footage)
 
     temporary = not args.data_dir
     if temporary:  # a fresh store each demo: the demo never mixes with real games
         config = replace(config, data_dir=Path(tempfile.mkdtemp(prefix="tightrope-demo-")))
     code = 1
     try:
-        code = _play(args, config, make_options, events, game, footage, Companion, interrupt)
+        code = _play(args, config, make_options, events, spec, true, footage, deck, Companion,
+                     interrupt)
     finally:
         if temporary and code == 0:
             shutil.rmtree(config.data_dir, ignore_errors=True)
@@ -75,19 +101,38 @@ def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
     return code
 
 
+def taught_deck(spec: GameSpec, seed: int, footage: Path) -> Path:
+    """The deck file of the footage's card design, taught (once: kept with the footage) from
+    one rendered photo a card, as a user teaches a real deck."""
+    from vision.sim.photos import teach_folder
+    from vision.teach import progress_bar, teach
+
+    deck = footage / "deck.npz"
+    if deck.is_file():
+        return deck
+    print(f"demo: teaching the companion this {spec.title} deck from one photo a card (once)",
+          flush=True)
+    with tempfile.TemporaryDirectory(prefix="tightrope-teach-") as tmp:
+        teach_folder(Path(tmp), attacke_design(seed))
+        teach(tmp, footage / "deck.tmp.npz", progress=progress_bar(), names=spec.deck)
+    (footage / "deck.tmp.npz").replace(deck)
+    return deck
+
+
 def _play(args: argparse.Namespace, config: Any, make_options: Callable, events: list,
-          game: Game, footage: Path, companion_type: Any, interrupt: Callable) -> int:
+          spec: GameSpec, true: Any, footage: Path, deck: Path | None, companion_type: Any,
+          interrupt: Callable) -> int:
     setup_path = config.data_dir / "demo-setup.json"
     setup_path.parent.mkdir(parents=True, exist_ok=True)
-    setup_path.write_text(json.dumps(event_to_json(events[0])))
+    setup_path.write_text(json.dumps(spec.event_to_json(events[0])))
     record = config.data_dir / "demo-record.jsonl"
     args.source, args.setup, args.zones, args.record = (
         str(footage), str(setup_path), str(footage / "zones.json"), str(record))
-    args.deck = None
+    args.deck = str(deck) if deck is not None else None
     options = replace(make_options(args, config), exit_at_end=True)
     companion = companion_type(options)
-    companion.referee.subscribe(_trick_printer(game))
-    person = None if args.no_person else _Person(companion.referee, game)
+    companion.referee.subscribe(_printer(true))
+    person = None if args.no_person else _Person(companion.referee, _answerer(spec, true))
     signal.signal(signal.SIGTERM, interrupt)
     code = 0
     try:
@@ -97,7 +142,7 @@ def _play(args: argparse.Namespace, config: Any, make_options: Callable, events:
         if options.web:
             print(f"demo: the scoresheet is on {companion.url}", flush=True)
         companion.wait()  # until the footage ends and every frame was handled
-        code = _report(record, game, person.asked if person else 0)
+        code = _report(record, spec, true, person.asked if person else 0)
         if not args.exit_at_end and options.web:
             print("demo: still serving the scoresheet; Ctrl-C to stop", flush=True)
             while True:
@@ -111,32 +156,50 @@ def _play(args: argparse.Namespace, config: Any, make_options: Callable, events:
     return code
 
 
-def _trick_printer(game: Game) -> Callable[[Notice], None]:
-    names = game.setup.players
+def _printer(true: Any) -> Callable[[Notice], None]:
+    """Prints each trick (contest) as the companion scores it."""
+    names = true.players
 
     def show(notice: Notice) -> None:
-        if isinstance(notice, Applied) and isinstance(notice.moment, Trick):
-            t = notice.moment
-            cards = ", ".join(f"{names[p.seat]} {p.card}" for p in t.plays)
-            print(f"demo: round {t.round + 1} trick {t.index + 1}: {cards}; "
-                  f"{names[t.high]} takes {t.blue} blue, {names[t.low]} {t.red} red",
-                  flush=True)
+        if not isinstance(notice, Applied):
+            return
+        moment = notice.moment
+        if isinstance(moment, Trick):
+            cards = ", ".join(f"{names[p.seat]} {p.card}" for p in moment.plays)
+            print(f"demo: round {moment.round + 1} trick {moment.index + 1}: {cards}; "
+                  f"{names[moment.high]} takes {moment.blue} blue, {names[moment.low]} "
+                  f"{moment.red} red", flush=True)
+        elif isinstance(moment, Contest) and moment.winner is not None:
+            colour = moment.colour.value if moment.colour else "no colour"
+            chip = "takes the chip" if moment.chip_won else "holds its chip already"
+            print(f"demo: contest {moment.index + 1} ({colour}): {names[moment.winner]} wins "
+                  f"with {moment.total(moment.winner)} and {chip}", flush=True)
 
     return show
+
+
+def _answerer(spec: GameSpec, true: Any) -> Answerer:
+    """A person who knows the game's record answers the table's questions."""
+    if spec.name == "attacke":
+        from .games.attacke.person import Person
+
+        return Person(true).answer
+    from .games.tightrope.person import answer
+
+    return lambda conflict, state: answer(conflict, state, true)
 
 
 class _Person(threading.Thread):
     """Answers the companion's questions from the game's record, as a player would."""
 
-    def __init__(self, referee: Any, true: Game) -> None:
+    def __init__(self, referee: Any, answer: Answerer) -> None:
         super().__init__(name="demo-person", daemon=True)
-        self.referee, self.true = referee, true
+        self.referee, self.answer = referee, answer
         self.asked = 0
         self._stop = threading.Event()
 
     def run(self) -> None:
         from .commands import CommandError, Resolve
-        from .games.tightrope.person import answer
 
         hub = self.referee.hub
         while not self._stop.wait(0.25):
@@ -149,7 +212,7 @@ class _Person(threading.Thread):
             view = hub.latest()[1] or {}
             if view.get("conflict") != conflict:
                 continue  # withdrawn or changed meanwhile: look again
-            choice = answer(conflict, view["state"], self.true)
+            choice = self.answer(conflict, view["state"])
             label = next((c["label"] for c in conflict["choices"] if c["id"] == choice), choice)
             print(f"demo: question: {conflict['message']} -> {label}", flush=True)
             try:
@@ -162,14 +225,13 @@ class _Person(threading.Thread):
         self._stop.set()
 
 
-def _report(record: Path, game: Game, asked: int) -> int:
-    got = replay_json(fold_record(read_record(record)).game)
+def _report(record: Path, spec: GameSpec, true: Any, asked: int) -> int:
+    got = spec.fold(read_game_record(record).events)
     questions = f"; {asked} question{'s' if asked != 1 else ''} answered" if asked else ""
-    if got == replay_json(game):
+    if spec.replay_json(got) == spec.replay_json(true):
         print("demo: the companion's scoresheet equals the replay of the game's record "
-              f"({len(got['rounds'])} rounds{questions})", flush=True)
+              f"({got.rounds_played} {PLAYED[spec.name]}{questions})", flush=True)
         return 0
-    done = sum(len(r["tricks"]) for r in got["rounds"])
-    print(f"demo: the companion scored {done} tricks, and they differ from the game's record "
-          f"(see {record}){questions}", file=sys.stderr)
+    print(f"demo: the companion's scoresheet ({got.rounds_played} {PLAYED[spec.name]}) differs "
+          f"from the game's record (see {record}){questions}", file=sys.stderr)
     return 1

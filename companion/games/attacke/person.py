@@ -1,0 +1,65 @@
+"""A person at an Attacke table who answers every question from the true record of the game.
+
+What a player who watched would say: which card a seat laid (of the cards that seat really laid
+in that contest and the table does not count yet), or whether the seat at turn really passed.
+It works from what a phone gets (the conflict and the state of /api/view) and the true game,
+as Tightrope's person does; it remembers the cards it named for a play not yet counted, since a
+person who named one of two unsure cards of a play names the other card for the second.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .rules import Contest, Game
+
+
+def _contest(true: Game, index: int) -> Contest | None:
+    """Contest `index` of the true game, ended or in play."""
+    if index < len(true.contests):
+        return true.contests[index]
+    return true.contest if index == true.contest.index else None
+
+
+class Person:
+    def __init__(self, true: Game) -> None:
+        self.true = true
+        # (contest, seat) -> (the seat's cards the table counted then, the cards named since)
+        self._named: dict[tuple[int, int], tuple[int, Counter[str]]] = {}
+
+    def answer(self, conflict: dict[str, Any], state: dict[str, Any]) -> str:
+        """The choice id a person who saw the table picks for `conflict`."""
+        kind = str(conflict["key"]).split(":")[0]
+        ids = [c["id"] for c in conflict["choices"]]
+        index, seat = int(conflict.get("round", 0)), conflict.get("seat")
+        contest = _contest(self.true, index)
+        if contest is None or seat is None:
+            return ids[-1]
+        if kind == "pass":
+            return "passed" if seat in contest.passed else "wait"
+        if kind != "card":
+            return ids[-1]
+        counted = _counted(state, index, seat)
+        done, named = self._named.get((index, seat), (-1, Counter()))
+        if done != sum(counted.values()):  # the play it named cards of was counted since
+            named = Counter()
+        left = Counter(str(c) for c in contest.played[seat])
+        left["back"] = contest.concealed[seat]
+        left = left - counted - named
+        wanted = next((i for i in ids if left[i] > 0), None)  # the reader's ranking first
+        if wanted is None:
+            return "none" if "none" in ids else ids[-1]
+        named[wanted] += 1
+        self._named[(index, seat)] = (sum(counted.values()), named)
+        return wanted
+
+
+def _counted(state: dict[str, Any], index: int, seat: int) -> Counter[str]:
+    """The seat's cards of contest `index` the table counts now (face-down ones as backs)."""
+    shown = state.get("contest") or {}
+    if shown.get("index") != index or seat >= len(shown.get("cards", [])):
+        return Counter()
+    counted = Counter(shown["cards"][seat])
+    counted["back"] = int(shown.get("concealed", [0] * (seat + 1))[seat])
+    return counted
