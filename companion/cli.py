@@ -45,7 +45,11 @@ def cmd_recognize(args: argparse.Namespace) -> int:
 
 
 def cmd_teach(args: argparse.Namespace) -> int:
-    return _vision("teach_main")(args.folder, args.out, args.add_corrections, args.deck)
+    """`teach`: vision knows no game, so another game's card names are passed in from here."""
+    from .games import DEFAULT, game_named
+
+    names = None if args.game == DEFAULT else tuple(game_named(args.game).deck)
+    return _vision("teach_main")(args.folder, args.out, args.add_corrections, args.deck, names)
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
@@ -235,7 +239,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_recognize)
 
     p = sub.add_parser("teach", help="learn a deck from one photo per card")
-    p.add_argument("folder", nargs="?", help="the teach folder: number-17.png, scoring-4.png...")
+    p.add_argument("folder", nargs="?", help="the teach folder: number-17.png, scoring-4.png... "
+                                             "(another game's: card-<name>.png)")
+    p.add_argument("--game", choices=GAMES, default="tightrope",
+                   help="whose deck it is (default tightrope); another game's folder holds "
+                        "card-<name>.png for each of its cards (docs/teach.md)")
     p.add_argument("--out", required=True, help="the deck file to write")
     p.add_argument("--add-corrections", metavar="DIR",
                    help="add the crops people named at the table (<data dir>/corrections)")

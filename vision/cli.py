@@ -2,7 +2,8 @@
 
 Errors are one line on stderr (or, for recognize, one JSON line per unreadable image), never a
 traceback. `eval --footage` (a real game night against its record) needs the game and lives in
-companion.
+companion. Vision knows no game: `teach` for another game's deck is given its card names by the
+caller (companion.cli passes `game_named(name).deck`); a deck file knows its names after that.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from vision.cards import DEFAULT_STYLE, Edition
+from vision.cards import DEFAULT_STYLE
 from vision.detect import Detector, FrameError
 from vision.evaluate import as_json, evaluate, table_text, teach_photos
 from vision.network import ModelError
@@ -23,6 +25,10 @@ from vision.read import Reader
 from vision.recognize import as_json as card_json
 from vision.recognize import look_at
 from vision.teach import TeachError, add_corrections, progress_bar, teach
+
+if TYPE_CHECKING:
+    from vision.sim.faces import AnyDesign
+    from vision.sim.fonts import Split
 
 
 def _reader(deck: str | None) -> Reader:
@@ -46,7 +52,8 @@ def recognize_main(images: list[str], deck: str | None, as_json_lines: bool) -> 
                   else f"{path}: error: {why}", flush=True)
             continue
         try:
-            cards = [card_json(s) for s in look_at(frame, reader, detector)]
+            cards = [card_json(s, not reader.tightrope)
+                     for s in look_at(frame, reader, detector)]
         except (FrameError, ValueError) as exc:
             failed = True
             print(json.dumps({"image": path, "error": str(exc)}) if as_json_lines
@@ -61,6 +68,8 @@ def recognize_main(images: list[str], deck: str | None, as_json_lines: bool) -> 
 
 
 def _human(card: dict) -> str:
+    if "label" in card:  # a deck of another game's cards
+        return f"{card['label'] or 'unknown'} ({card['confidence']:.2f})"
     if card["kind"] == "unknown":
         return f"unknown ({card['confidence']:.2f})"
     colour = f" {card['colour']}" if "colour" in card else ""
@@ -68,16 +77,17 @@ def _human(card: dict) -> str:
 
 
 def teach_main(folder: str | None, out: str, corrections: str | None = None,
-               deck: str | None = None) -> int:
+               deck: str | None = None, names: tuple[str, ...] | None = None) -> int:
     """Learn a deck from one photo per card (and/or add the table's corrections to a deck);
-    a progress bar on stderr."""
+    a progress bar on stderr. `names`: another game's card names (None: Tightrope's)."""
     try:
         if folder is not None:
-            stats = teach(folder, out, progress=progress_bar())
+            stats = teach(folder, out, progress=progress_bar(), names=names)
             if corrections is not None:
                 stats = add_corrections(corrections, out, out, progress=progress_bar())
         elif corrections is not None:
-            stats = add_corrections(corrections, out, deck, progress=progress_bar())
+            stats = add_corrections(corrections, out, deck, progress=progress_bar(),
+                                    names=names)
         else:
             print("teach: give a teach folder, --add-corrections DIR, or both", file=sys.stderr)
             return 2
@@ -104,6 +114,8 @@ UNSEEN_TABLES = ("wood_light", "wood_dark", "cloth_green", "felt", "cloth_white"
 
 
 def add_eval_args(ap: argparse.ArgumentParser) -> None:
+    from vision.sim.faces import DECKS
+
     ap.add_argument("--set", dest="set_dir",
                     help="labelled set folder; rendered there if missing (default "
                          "var/vision-eval/<designs>-<frames>-<seed>)")
@@ -123,27 +135,41 @@ def add_eval_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--taught", action="store_true",
                     help="teach each design's deck from rendered photos first (cached)")
     ap.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    ap.add_argument("--game", choices=tuple(DECKS), default="tightrope",
+                    help="whose deck the set prints (default tightrope); another game's deck "
+                         "is read taught (--taught or --deck), with --designs train, calib or "
+                         "unseen, and without the scoring row")
 
 
-def set_editions(args: argparse.Namespace) -> list[Edition] | None:
+def set_editions(args: argparse.Namespace) -> list[AnyDesign] | None:
     """The editions a set's frames are printed in (None: a random stroke-font one a frame)."""
+    from vision.sim.faces import random_deck_design
+
+    game = getattr(args, "game", "tightrope")
+    if game != "tightrope":
+        if args.designs not in ("train", "calib", "unseen"):
+            raise EvalError(f"the {game} deck is printed in --designs train, calib or unseen")
+        rng = np.random.default_rng([args.seed, 78])
+        split: Split = {"unseen": "test", "calib": "calib"}.get(  # type: ignore[assignment]
+            args.designs, "train")
+        return [random_deck_design(game, rng, split) for _ in range(max(1, args.design_count))]
     if args.designs == "own":
         return [DEFAULT_STYLE]
     if args.designs == "editions":
         return None
     from vision.sim.designs import random_design
-    from vision.sim.fonts import Split
 
     rng = np.random.default_rng([args.seed, 77])
     splits: dict[str, Split] = {"unseen": "test", "calib": "calib"}
-    split = splits.get(args.designs, "train")
-    return [random_design(rng, split) for _ in range(max(1, args.design_count))]
+    return [random_design(rng, splits.get(args.designs, "train"))
+            for _ in range(max(1, args.design_count))]
 
 
-def load_set(args: argparse.Namespace) -> tuple[list[dict], list[Edition] | None, Path]:
+def load_set(args: argparse.Namespace) -> tuple[list[dict], list[AnyDesign] | None, Path]:
     """The labelled set's truth rows (rendering the set first when it is not there yet)."""
     from vision.sim.labelled import (
         EVERYDAY_TABLES,
+        FOREIGN_CONDITIONS,
         HARD_CONDITIONS,
         UNSEEN_CONDITIONS,
         load_labelled_set,
@@ -155,13 +181,16 @@ def load_set(args: argparse.Namespace) -> tuple[list[dict], list[Edition] | None
         args.designs = "editions"
     if args.frames < 1:
         raise EvalError("--frames must be >= 1")
-    default = (UNSEEN_CONDITIONS if args.designs in ("train", "calib", "unseen")
-               else HARD_CONDITIONS)
+    game = getattr(args, "game", "tightrope")
+    default = (FOREIGN_CONDITIONS if game != "tightrope" else UNSEEN_CONDITIONS
+               if args.designs in ("train", "calib", "unseen") else HARD_CONDITIONS)
     names = list(default) if args.conditions == "all" else args.conditions.split(",")
     bad = [n for n in names if n not in HARD_CONDITIONS]
     if bad:
         raise EvalError(f"unknown condition {bad[0]!r} (known: {', '.join(HARD_CONDITIONS)})")
     tag = f"{args.designs}-{args.frames}-{args.seed}"
+    if game != "tightrope":
+        tag = f"{game}-{tag}"
     if args.conditions != "all":
         tag += "-" + "+".join(names)
     folder = Path(args.set_dir or f"var/vision-eval/{tag}")
@@ -176,13 +205,17 @@ def load_set(args: argparse.Namespace) -> tuple[list[dict], list[Edition] | None
         raise EvalError(str(exc)) from exc
 
 
-def taught_readers(editions: list[Edition], folder: Path) -> list[Reader]:
+def taught_readers(editions: list[AnyDesign], folder: Path) -> list[Reader]:
     """A reader taught each edition's deck from rendered photos (decks cached in the set)."""
+    from vision.sim.faces import DECKS, game_of
+
     readers = []
     for i, edition in enumerate(editions):
         deck = folder / f"deck-{i}.npz"
+        game = game_of(edition)
         if not deck.exists():
-            teach(teach_photos(folder / f"teach-{i}", edition), deck, progress=progress_bar())
+            teach(teach_photos(folder / f"teach-{i}", edition), deck, progress=progress_bar(),
+                  names=None if game == "tightrope" else DECKS[game])
         readers.append(Reader.from_deck(deck))
     return readers
 
@@ -195,6 +228,8 @@ def run_eval(args: argparse.Namespace) -> int:
         readers = taught_readers(editions, folder)
         label = f"taught ({len(readers)} decks from rendered photos)"
     else:
+        if getattr(args, "game", "tightrope") != "tightrope" and not args.deck:
+            raise EvalError(f"the general reader knows no {args.game} card: --taught or --deck")
         reader = _reader(args.deck)
         readers = [reader]
         label = "deck " + args.deck if args.deck else "zero-shot"
@@ -202,6 +237,8 @@ def run_eval(args: argparse.Namespace) -> int:
                       progress=lambda i, n: progress_bar()("eval", i, n) if i % 10 == 0
                       or i == n else None)
     label += f"; designs {args.designs}"
+    if getattr(args, "game", "tightrope") != "tightrope":
+        label += f"; {args.game} deck"
     print(json.dumps(as_json(result, label)) if args.json else table_text(result, label))
     return 0
 

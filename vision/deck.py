@@ -4,6 +4,12 @@ The reader network ends in a linear head on a 128-d embedding. A deck file holds
 same shape fitted to a user's deck (vision.teach), its calibration, and the example crops it was
 fitted on (the taught photos' surroundings, JPEG, and the corrections made at the table), so
 that new corrections can be added and the head fitted again without the photos.
+
+A deck knows its card names, the head's class list in order (card i upright = class 2i, turned
+round = 2i+1, the last class no card): Tightrope's 61 labels (`TIGHTROPE`), or another game's
+names (`red-7`, `QH`...), which the application passes in (vision knows no game). Tightrope decks
+are written as they always were (version 2, no names: a file without names is Tightrope); a deck
+of other names is version 3, with its names in its meta, so that an older companion refuses it.
 File: numpy .npz, no pickles.
 """
 
@@ -17,8 +23,12 @@ import cv2
 import numpy as np
 
 from vision.network import ModelError
+from vision.types import ALL_CARDS
 
-DECK_VERSION = 2
+DECK_VERSION = 2        # a Tightrope deck (its names are ALL_CARDS's labels)
+NAMED_VERSION = 3       # a deck of other card names, kept in its meta
+TIGHTROPE: tuple[str, ...] = tuple(c.label for c in ALL_CARDS)
+FEATURES = ("", "colour")  # what a head reads besides the embedding (vision.read.deck_input)
 
 
 @dataclass
@@ -46,9 +56,19 @@ class Example:
 
 @dataclass
 class Deck:
+    """A head, the examples it was fitted on, its check's figures and its card names (the class
+    list: Tightrope's labels unless the deck was taught another game's names)."""
+
     head: Head
     examples: list[Example] = field(default_factory=list)
     stats: dict = field(default_factory=dict)
+    names: tuple[str, ...] = TIGHTROPE
+    features: str = ""      # "colour": the head also reads the crop's colours (vision.read)
+
+    @property
+    def tightrope(self) -> bool:
+        """Whether this is a deck of the Tightrope cards (read with the general reader's help)."""
+        return self.names == TIGHTROPE
 
     def save(self, path: str | Path) -> None:
         p = Path(path)
@@ -57,10 +77,14 @@ class Deck:
         offsets = np.cumsum([0] + [len(b) for b in blobs])
         meta = {"labels": [e.label for e in self.examples],
                 "sources": [e.source for e in self.examples], "stats": self.stats}
+        if not self.tightrope:
+            meta["names"] = list(self.names)
+            meta["features"] = self.features
         tmp = p.with_name(p.name + ".tmp")
         with open(tmp, "wb") as f:
             np.savez_compressed(
-                f, version=np.array(DECK_VERSION), w=self.head.w.astype(np.float32),
+                f, version=np.array(DECK_VERSION if self.tightrope else NAMED_VERSION),
+                w=self.head.w.astype(np.float32),
                 b=self.head.b.astype(np.float32), temperature=np.array(self.head.temperature),
                 line=np.array(self.head.line), offsets=offsets.astype(np.int64),
                 blobs=np.concatenate(blobs) if blobs else np.zeros(0, np.uint8),
@@ -80,11 +104,22 @@ class Deck:
         need = {"version", "w", "b", "temperature", "line", "offsets", "blobs", "meta"}
         if not need <= set(data):
             raise ModelError(f"{p}: not a deck file (made by `teach`?)")
-        if int(data["version"]) != DECK_VERSION:
+        version = int(data["version"])
+        if version not in (DECK_VERSION, NAMED_VERSION):
             raise ModelError(f"{p}: a deck of an older companion (version "
-                             f"{int(data['version'])}): teach the deck again")
+                             f"{version}): teach the deck again")
         try:
             meta = json.loads(bytes(data["meta"]).decode())
+            names = TIGHTROPE if version == DECK_VERSION else tuple(meta["names"])
+            features = "" if version == DECK_VERSION else str(meta.get("features", ""))
+            if features not in FEATURES:
+                raise ValueError(f"it reads features this companion does not know ({features})")
+            if len(names) != len(set(names)) or not names or not all(
+                    isinstance(n, str) and n for n in names):
+                raise ValueError("its card names are not distinct names")
+            if data["w"].shape[-1] != 2 * len(names) + 1 or data["b"].shape != (
+                    2 * len(names) + 1,):
+                raise ValueError(f"its head does not fit its {len(names)} card names")
             offsets, blobs = data["offsets"], data["blobs"]
             examples = []
             for i, (label, source) in enumerate(zip(meta["labels"], meta["sources"],
@@ -93,8 +128,8 @@ class Deck:
                 if img is None:
                     raise ValueError(f"example {i} is not an image")
                 examples.append(Example(img, label, source))
-        except (ValueError, KeyError, IndexError, UnicodeDecodeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
             raise ModelError(f"{p}: damaged deck file ({exc})") from exc
         head = Head(data["w"].astype(np.float32), data["b"].astype(np.float32),
                     float(data["temperature"]), float(data["line"]))
-        return cls(head, examples, meta.get("stats", {}))
+        return cls(head, examples, meta.get("stats", {}), names, features)

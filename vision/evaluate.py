@@ -5,6 +5,8 @@ much) must be read. Per card: *correct*, *wrong* (read as another card, sure), *
 `unknown`) or *missed* (not found). A sure read where no card needs reading is *spurious* (a
 phantom). Sets whose frames are printed in several editions are read taught per edition: each
 edition's deck is taught from rendered photos of it, as a user would photograph their deck.
+Cards are compared by name (`Reading.label`), so a set of another game's deck (Attacke, playing
+cards) is scored the same way, read by a deck taught its names.
 """
 
 from __future__ import annotations
@@ -13,15 +15,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
-from vision.cards import Edition
 from vision.detect import Detector
 from vision.read import Reader
 from vision.recognize import Seen, look_at
-from vision.types import CardId
+from vision.types import CardId, CardLabelError
+
+if TYPE_CHECKING:
+    from vision.sim.faces import AnyDesign
 
 READABLE = 0.45   # a truth card at least this visible (and not under a hand) must be read
 MATCH = 0.35      # a read within this many card widths of a truth card's centre is of that card
@@ -29,8 +34,15 @@ KEYS = ("cards", "correct", "wrong", "abstained", "missed", "spurious")
 
 
 @dataclass(frozen=True)
+class CardName:
+    """A card of another game's deck, known by its name (a truth row's label)."""
+
+    label: str
+
+
+@dataclass(frozen=True)
 class Truth:
-    card: CardId
+    card: CardId | CardName
     corners: np.ndarray
     center: tuple[float, float]
     visible: float
@@ -41,8 +53,16 @@ class Truth:
         return float(np.hypot(*(self.corners[1] - self.corners[0])))
 
 
+def card_of(label: str) -> CardId | CardName:
+    """The truth card a label names: a Tightrope card, or another deck's card by name."""
+    try:
+        return CardId.from_label(label)
+    except CardLabelError:
+        return CardName(label)
+
+
 def truth_of(row: dict) -> list[Truth]:
-    return [Truth(CardId.from_label(c["label"]), np.asarray(c["corners"], np.float32),
+    return [Truth(card_of(c["label"]), np.asarray(c["corners"], np.float32),
                   (float(c["center"][0]), float(c["center"][1])), float(c["visible_fraction"]),
                   bool(c["covered_by_hand"])) for c in row["cards"]]
 
@@ -79,20 +99,20 @@ def score_frame(seen: list[Seen], truth: list[Truth], frame_size: tuple[int, int
     c = tally.counts
     c["cards"] = len(must)
     for i, s in enumerate(seen):
-        card = s.reading.card
+        label = s.reading.label
         if i not in match:
             near = any(np.hypot(s.center[0] - t.center[0], s.center[1] - t.center[1])
                        < MATCH * width for t in truth)
-            if card is not None and not near:
+            if label is not None and not near:
                 c["spurious"] += 1
             continue
-        if card is None:
+        if label is None:
             c["abstained"] += 1
-        elif card == must[match[i]].card:
+        elif label == must[match[i]].card.label:
             c["correct"] += 1
         else:
             c["wrong"] += 1
-            tally.wrong.append((must[match[i]].card.label, card.label))
+            tally.wrong.append((must[match[i]].card.label, label))
     c["missed"] = len(must) - len(match)
     return tally
 
@@ -133,10 +153,10 @@ def evaluate(rows: Sequence[dict], readers: Callable[[int], Reader],
     return Result(table, 1000.0 * spent / max(1, len(rows)))
 
 
-def teach_photos(folder: Path, edition: Edition, seed: int = 3,
+def teach_photos(folder: Path, edition: AnyDesign, seed: int = 3,
                  size: tuple[int, int] = (1280, 720), table: str = "wood_light") -> Path:
-    """One rendered photo per card of `edition` lying on a table (what a user would shoot: the
-    card large, near the middle, at some angle, now and then upside down)."""
+    """One rendered photo per card of `edition` (any deck's design) lying on a table (what a user
+    would shoot: the card large, near the middle, at some angle; vision.sim.photos)."""
     from vision.sim.photos import teach_folder
 
     return teach_folder(folder, edition, seed, size, table)

@@ -13,6 +13,13 @@ reads with the deck's own head and keeps the zero-shot head as a second opinion:
 is unsure, a sure zero-shot read of the deck's best guess is taken; where both are sure of
 different cards, neither is; and a sure taught read stands only where the general reader ranks
 the same card first, at CONFIRM or more.
+
+A deck taught another game's cards (its names: Attacke's `red-7`, a playing card's `QH`) is read
+by its own head alone: the general reader knows none of its classes, so there is no second
+opinion; the two looks must still agree, and the deck's own line (calibrated on its check crops,
+vision.teach.MAX_WRONG) decides. Its readings carry the names only (`Reading.of_name`). The
+network's embedding tells blue from red (all Tightrope needs) but hardly purple from green from
+yellow; such a deck's head also sees the crop's colours (`colour_features`, `Deck.features`).
 """
 
 from __future__ import annotations
@@ -22,9 +29,10 @@ import math
 from pathlib import Path
 from typing import NamedTuple
 
+import cv2
 import numpy as np
 
-from vision.deck import Deck, Head
+from vision.deck import TIGHTROPE, Deck, Head
 from vision.geometry import READ_H, READ_W
 from vision.network import MODEL_DIR, ModelError, Network, bundled, normalise
 from vision.types import ALL_CARDS, Reading
@@ -56,6 +64,30 @@ class Look(NamedTuple):
     no_card: float
 
 
+HUE_BINS = 12        # colour features: a hue histogram of the crop's coloured pixels
+COLOURED = (60, 50)  # ... pixels at least this saturated and this bright (OpenCV HSV, 0..255)
+COLOUR_WEIGHT = 6.0  # ... scaled to weigh against the 128-d embedding (norm about 13)
+
+
+def colour_features(crops: np.ndarray) -> np.ndarray:
+    """(n, HUE_BINS + 1): the square root of each hue's share of the crop's pixels (coloured
+    pixels only, weighted by saturation; soft bins round the hue circle) and of the coloured
+    share, times COLOUR_WEIGHT. The same for a crop turned round."""
+    hsv = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2HSV_FULL) for c in crops]).astype(np.float32)
+    h, sat, val = hsv[..., 0] * (HUE_BINS / 256.0), hsv[..., 1], hsv[..., 2]
+    weight = np.where((sat >= COLOURED[0]) & (val >= COLOURED[1]), sat / 255.0, 0.0)
+    lo = np.floor(h - 0.5)
+    frac = h - 0.5 - lo
+    n, pixels = len(crops), float(h.shape[1] * h.shape[2])
+    hist = np.zeros((n, HUE_BINS), np.float32)
+    rows = np.repeat(np.arange(n), h.shape[1] * h.shape[2])
+    for b, share in ((lo, 1.0 - frac), (lo + 1, frac)):
+        np.add.at(hist, (rows, (b.astype(np.int64) % HUE_BINS).ravel()),
+                  (weight * share).ravel())
+    out = np.concatenate([hist, hist.sum(axis=1, keepdims=True)], axis=1) / pixels
+    return (COLOUR_WEIGHT * np.sqrt(out)).astype(np.float32)
+
+
 def softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -80,10 +112,11 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
 
 
 def turned_round(p: np.ndarray) -> np.ndarray:
-    """Class probabilities of a crop turned 180 degrees, as the crop's own: each card's
-    upright and upside-down classes swap."""
+    """Class probabilities (or logits) of a crop turned 180 degrees, as the crop's own: each
+    card's upright and upside-down classes swap (any deck: 2 classes a card, "no card" last)."""
     out = p.copy()
-    out[:, :REJECT] = p[:, :REJECT].reshape(-1, N_CARDS, 2)[:, :, ::-1].reshape(-1, REJECT)
+    reject = p.shape[1] - 1
+    out[:, :reject] = p[:, :reject].reshape(-1, reject // 2, 2)[:, :, ::-1].reshape(-1, reject)
     return out
 
 
@@ -97,22 +130,30 @@ def combine(p_cut: np.ndarray, p_turned: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def per_card(p: np.ndarray) -> np.ndarray:
-    """(n, classes) -> (n, N_CARDS + 1): each card's two orientations summed, "no card" last."""
-    return np.concatenate([p[:, :REJECT].reshape(-1, N_CARDS, 2).sum(axis=2), p[:, REJECT:]],
-                          axis=1)
+    """(n, 2k + 1) -> (n, k + 1): each card's two orientations summed, "no card" last."""
+    reject = p.shape[1] - 1
+    return np.concatenate([p[:, :reject].reshape(-1, reject // 2, 2).sum(axis=2),
+                           p[:, reject:]], axis=1)
 
 
-def reading_of(q: np.ndarray, agree: bool, line: float) -> Look:
-    """The reading (and its upright turns) of one crop's combined probabilities."""
+def reading_of(q: np.ndarray, agree: bool, line: float,
+               names: tuple[str, ...] | None = None) -> Look:
+    """The reading (and its upright turns) of one crop's combined probabilities: of the
+    Tightrope cards, or (`names`: another game's deck, the classes' names) by name."""
     cards = per_card(q[None])[0]
-    order = np.argsort(-cards[:N_CARDS])[:TOP]
-    candidates = tuple((ALL_CARDS[i], float(cards[i])) for i in order)
+    k = len(cards) - 1
+    order = np.argsort(-cards[:k])[:TOP]
     best = int(order[0])
     turns = 0 if q[2 * best] >= q[2 * best + 1] else 2
     conf = float(cards[best])
-    sure = agree and conf >= line and conf > float(cards[N_CARDS])
+    sure = agree and conf >= line and conf > float(cards[k])
+    if names is not None:
+        named = tuple((names[i], float(cards[i])) for i in order)
+        return Look(Reading.of_name(names[best] if sure else None, conf, named, line), turns,
+                    float(cards[k]))
+    candidates = tuple((ALL_CARDS[i], float(cards[i])) for i in order)
     reading = Reading.of(ALL_CARDS[best] if sure else None, conf, candidates, line)
-    return Look(reading, turns, float(cards[N_CARDS]))
+    return Look(reading, turns, float(cards[k]))
 
 
 @functools.cache
@@ -128,7 +169,8 @@ def _zero_shot_head() -> Head:
 
 
 class Reader:
-    """Zero-shot (`Reader.zero_shot()`) or taught (`Reader.from_deck(path)`) card reader."""
+    """Zero-shot (`Reader.zero_shot()`) or taught (`Reader.from_deck(path)`) card reader; a
+    deck of another game's cards reads them by name (`names`, `Reading.label`)."""
 
     def __init__(self, network: Network | None = None, deck: Deck | None = None,
                  source: str = "zero-shot") -> None:
@@ -146,6 +188,16 @@ class Reader:
     @classmethod
     def from_deck(cls, path: str | Path) -> Reader:
         return cls(deck=Deck.load(path), source=f"deck {Path(path).name}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names of the cards it reads (Tightrope's labels unless its deck says others)."""
+        return self.deck.names if self.deck is not None else TIGHTROPE
+
+    @property
+    def tightrope(self) -> bool:
+        """Whether it reads the Tightrope deck (its readings carry CardIds)."""
+        return self.deck is None or self.deck.tightrope
 
     @property
     def threshold(self) -> float:
@@ -168,7 +220,7 @@ class Reader:
         q0, agree0 = combine(p[:n], p[n:])
         if self.deck is None:
             return q0, agree0, q0, agree0
-        pt = softmax(self.deck.head.logits(embedding))
+        pt = softmax(self.deck.head.logits(deck_input(self.deck, embedding, crops)))
         qt, agree_t = combine(pt[:n], pt[n:])
         return q0, agree0, qt, agree_t
 
@@ -177,6 +229,10 @@ class Reader:
         if not crops:
             return []
         q0, agree0, qt, agree_t = self.probabilities(crops)
+        if self.deck is not None and not self.deck.tightrope:  # the deck's head alone
+            names = self.deck.names
+            return [reading_of(qt[i], bool(agree_t[i]), self.deck.head.line, names)
+                    for i in range(len(crops))]
         out = []
         for i in range(len(crops)):
             zero = reading_of(q0[i], bool(agree0[i]), self.line)
@@ -189,6 +245,15 @@ class Reader:
 
     def read_one(self, crop: np.ndarray) -> Look:
         return self.read([crop])[0]
+
+
+def deck_input(deck: Deck, embedding: np.ndarray, crops: list[np.ndarray]) -> np.ndarray:
+    """What the deck's head reads of crops read as cut and turned round (`Reader.forward`'s 2n
+    embeddings): the embedding, and the crops' colours where the deck was taught them."""
+    if deck.features != "colour":
+        return embedding
+    colours = colour_features(np.stack(crops))  # a crop turned round has the same colours
+    return np.concatenate([embedding, np.concatenate([colours, colours])], axis=1)
 
 
 def _second_opinion(taught: Look, zero: Look) -> Look:

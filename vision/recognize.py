@@ -2,7 +2,8 @@
 
 The `recognize --json` output for one frame: every card found, read or `unknown`, in the frame's
 pixel coordinates. A box the reader takes for no card at all (bare table, a hand, a box across
-two cards) is left out: no phantom cards. Of two boxes on one card, the surer is kept.
+two cards) is left out: no phantom cards. Of two boxes on one card, the surer is kept. Cards
+are told apart by name (`Reading.label`), so a deck of any game's cards is read the same way.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -
     inside them (a box across a pile), or smaller than a card and lying inside one, however it
     reads (the red half of a value card under a zero, boxed with the zero's white half, reads
     as a red zero)."""
-    if reading.card is None:
+    if not reading.sure:
         return covered(quad, sure) >= PART_OF
     area = cv2.contourArea(np.asarray(quad, np.float32))
     return any(area < SMALLER * cv2.contourArea(np.asarray(q, np.float32))
@@ -68,7 +69,7 @@ def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
     twice kept once (the surer read)."""
     seen: list[Seen] = []
     order = sorted(range(len(found)), key=lambda i: -looks[i].reading.confidence)
-    sure = [found[i].quad for i in order if looks[i].reading.card is not None
+    sure = [found[i].quad for i in order if looks[i].reading.sure
             and looks[i].no_card < NOT_A_CARD]
     for i in order:
         look, det = looks[i], found[i]
@@ -77,8 +78,8 @@ def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
         s = Seen(look.reading, turned(det.quad, look.turns), det.score)
         if part_of_a_card(s.reading, det.quad, sure):
             continue
-        if s.reading.card is not None and any(
-                k.reading.card == s.reading.card
+        if s.reading.sure and any(
+                k.reading.label == s.reading.label
                 and float(np.hypot(k.center[0] - s.center[0], k.center[1] - s.center[1]))
                 < SAME_CARD * k.width for k in seen):
             continue
@@ -93,10 +94,13 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
     return decide(found, looks)
 
 
-def as_json(seen: Seen) -> dict:
-    """One card of `recognize --json`."""
+def as_json(seen: Seen, label: bool = False) -> dict:
+    """One card of `recognize --json`; with `label` (a deck of another game's cards) also the
+    card's name, `"label": "red-7"` (null where the reader abstains)."""
     r = seen.reading
     card: dict = {"kind": r.kind, "value": r.value}
+    if label:
+        card["label"] = r.label
     if r.colour is not None:
         card["colour"] = r.colour
     card["confidence"] = round(r.confidence, 4)
@@ -107,4 +111,4 @@ def as_json(seen: Seen) -> dict:
 
 def recognize(frame: np.ndarray, reader: Reader, detector: Detector | None = None) -> list[dict]:
     """The `recognize --json` "cards" list for one frame."""
-    return [as_json(s) for s in look_at(frame, reader, detector)]
+    return [as_json(s, not reader.tightrope) for s in look_at(frame, reader, detector)]

@@ -1,7 +1,8 @@
 """What vision tells the rest of the companion: card identities, readings and observations.
 
-A `CardId` is a physical card of the deck; a `Reading` is what the reader made of one crop (its
-best card, how sure, the honest candidates, its abstention line); an `Observation` is a card the
+A `CardId` is a physical card of the Tightrope deck; a `Reading` is what the reader made of one
+crop (its best card, how sure, the honest candidates, its abstention line), named by the card's
+name in whatever deck was read (`label`, `named`); an `Observation` is a card the
 watcher saw lie still, with its reading, where it lies and in which zone; a `Change` is one
 appearing or going. The referee imports these and nothing else from vision's insides.
 """
@@ -83,7 +84,16 @@ ALL_CARDS: tuple[CardId, ...] = (
 class Reading:
     """The reader's answer for one crop. `kind` "unknown" is an abstention: `candidates` still
     hold its honest guesses, best first, with their probabilities. `line` is the reader's
-    confidence line: nobody downstream (the game's narrowing) may take a card on less."""
+    confidence line: nobody downstream (the game's narrowing) may take a card on less.
+
+    `label` and `named` name the card in any deck: `label` is the sure card's name (None where
+    the reader abstains), `named` the candidates by name, best first, with their probabilities.
+    A Tightrope reading (a sure card, or any candidates) derives them from its CardId fields,
+    whatever is passed: `label == card.label`, `named == ((c.label, p) for c, p in candidates)`.
+    A reading of another game's deck (`Reading.of_name`; a deck taught with names) carries only
+    them: its Tightrope fields say nothing (`kind` "unknown", `value` and `colour` None,
+    `candidates` ()), so that nothing reading the Tightrope fields takes it for a Tightrope card;
+    `sure` tells a sure read of any deck."""
 
     kind: Literal["number", "scoring", "unknown"]
     value: int | None
@@ -91,6 +101,14 @@ class Reading:
     confidence: float
     candidates: tuple[tuple[CardId, float], ...]
     line: float = 0.0
+    label: str | None = None
+    named: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind != "unknown" or self.candidates:  # a Tightrope reading: derived, one owner
+            card = self.card
+            object.__setattr__(self, "label", card.label if card is not None else None)
+            object.__setattr__(self, "named", tuple((c.label, p) for c, p in self.candidates))
 
     @property
     def card(self) -> CardId | None:
@@ -98,12 +116,24 @@ class Reading:
             return None
         return CardId(self.kind, self.value, self.colour)
 
+    @property
+    def sure(self) -> bool:
+        """A sure read of a card of any deck (not an abstention)."""
+        return self.label is not None
+
     @classmethod
     def of(cls, card: CardId | None, confidence: float,
            candidates: tuple[tuple[CardId, float], ...], line: float) -> Reading:
         if card is None:
             return cls("unknown", None, None, confidence, candidates, line)
         return cls(card.kind, card.value, card.colour, confidence, candidates, line)
+
+    @classmethod
+    def of_name(cls, label: str | None, confidence: float,
+                named: tuple[tuple[str, float], ...], line: float) -> Reading:
+        """A reading of another game's deck: the sure card's name (None: abstained) and the
+        candidates by name; the Tightrope fields say nothing."""
+        return cls("unknown", None, None, confidence, (), line, label, tuple(named))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ truth.jsonl, one line per frame:
  "cards": [{"label", "corners", "center", "visible_fraction", "covered_by_hand"}, ...]}
 Corners are the face's TL, TR, BR, BL in frame px, in the card's own orientation. `edition` is
 the index of the frame's deck in the set's editions (a set may print each frame in one of several
-designs: a taught reader is then taught each design and reads that design's frames).
+designs: a taught reader is then taught each design and reads that design's frames). A design of
+another game's deck (`vision.sim.faces`: Attacke, playing cards) prints that deck's cards, labelled
+by their names; its sets have no scoring row (`FOREIGN_CONDITIONS`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.cards import DEFAULT_STYLE, Edition, random_style
+from vision.sim.faces import AnyDesign, game_of, printed_deck
 from vision.sim.scene import (
     Conditions,
     SimError,
@@ -88,6 +91,8 @@ HARD_CONDITIONS: tuple[str, ...] = tuple(_CONDITIONS)
 UNSEEN_CONDITIONS: tuple[str, ...] = (
     "clean", "white_cloth", "checked_cloth", "glare", "hands", "rot180", "scoring_row", "overlap",
     "edge", "pile", "tilt", "blur_noise_jpeg", "dark", "wood_light")
+# the same for another game's deck: Tightrope's scoring row is no scene of theirs
+FOREIGN_CONDITIONS: tuple[str, ...] = tuple(c for c in UNSEEN_CONDITIONS if c != "scoring_row")
 
 
 def condition(name: str, rng: np.random.Generator,
@@ -102,7 +107,7 @@ def condition(name: str, rng: np.random.Generator,
 def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
                       conditions: Sequence[str] = HARD_CONDITIONS, *, size: Size = (1280, 720),
                       cards_per_frame: tuple[int, int] = (5, 10),
-                      style: Edition | Sequence[Edition] | None = DEFAULT_STYLE,
+                      style: AnyDesign | Sequence[AnyDesign] | None = DEFAULT_STYLE,
                       tables: Sequence[str] = EVERYDAY_TABLES,
                       progress: Callable[[int, int], None] | None = None) -> Path:
     """Render n_frames frames (cycling through `conditions`) and truth.jsonl into out_dir.
@@ -153,7 +158,7 @@ def make_labelled_set(out_dir: str | Path, n_frames: int, seed: int = 0,
 
 def labelled_frame(seed: int, i: int, name: str, *, size: Size = (1280, 720),
                    cards_per_frame: tuple[int, int] = (5, 10),
-                   style: Edition | None = DEFAULT_STYLE,
+                   style: AnyDesign | None = DEFAULT_STYLE,
                    tables: Sequence[str] = EVERYDAY_TABLES
                    ) -> tuple[np.ndarray, list, int | None, int]:
     """Frame i of a labelled set (`make_labelled_set`'s arguments; `name` its condition):
@@ -161,14 +166,20 @@ def labelled_frame(seed: int, i: int, name: str, *, size: Size = (1280, 720),
     lo, hi = cards_per_frame
     rng = np.random.default_rng([seed, i])
     cond, scene_args = condition(name, rng, tables)
-    frame_style = style if style is not None else random_style(rng)
+    deck: dict[str, object] = {}
+    if style is not None and game_of(style) != "tightrope":
+        if scene_args.get("scene") is scoring_row_scene:
+            raise SimError(f"the {game_of(style)} deck has no scoring row: leave out {name!r}")
+        deck = {"cards": printed_deck(style)}  # cards printed in their own design
+        style = DEFAULT_STYLE
+    frame_style: Edition = style if style is not None else random_style(rng)  # type: ignore
     if "scene" in scene_args:
-        placements = scene_args["scene"](rng, size)  # type: ignore[operator]
+        placements = scene_args["scene"](rng, size, **deck)  # type: ignore[operator]
     else:
         width = float(rng.uniform(*CARD_WIDTHS)) * size[0] / 1280
         spread = (width * (1 - SIZE_SPREAD), width * (1 + SIZE_SPREAD))
         placements = random_scene(rng, int(rng.integers(lo, hi + 1)), size,
-                                  width_range=spread, **scene_args)
+                                  width_range=spread, **scene_args, **deck)  # type: ignore
     frame_seed = (seed * 1_000_003 + i) % (1 << 31)
     img, truth = render_frame(placements, replace(cond, jpeg_quality=None), size,
                               seed=frame_seed, style=frame_style)

@@ -25,14 +25,17 @@ def teach_file(game: str, name: str) -> str:
 def teach_folder(folder: Path, design: AnyDesign, seed: int = 3,
                  size: tuple[int, int] = (1280, 720), table: str = "wood_light") -> Path:
     """One rendered photo per card of the design's deck lying on a table (what a user would
-    shoot: the card large, near the middle, at some angle, now and then upside down), named by
-    `teach_file`. Photos already there are kept. Returns `folder`."""
+    shoot: the card large, near the middle, at some angle), named by `teach_file`. A Tightrope
+    card lies now and then upside down (teach turns it upright with the general reader); another
+    game's card the right way up, as docs/teach.md asks (nothing else knows its top).
+    Photos already there are kept. Returns `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     game = game_of(design)
     for i, name in enumerate(DECKS[game]):
         path = folder / teach_file(game, name)
-        angle = float(rng.uniform(-25, 25) + (180 if rng.random() < 0.3 else 0))
+        turned = rng.random() < 0.3 and game == "tightrope"
+        angle = float(rng.uniform(-25, 25) + (180 if turned else 0))
         width = float(rng.uniform(220, 320)) * size[0] / 1280
         placement = [Placement(Printed(name, design), (size[0] / 2, size[1] / 2), angle, width)]
         if path.exists():

@@ -693,13 +693,15 @@ def scoring_row_scene(rng: np.random.Generator, size: Size = (1280, 720), *,
 
 
 def edge_scene(rng: np.random.Generator, size: Size = (1280, 720), *,
-               width_range: tuple[float, float] = (70.0, 130.0)) -> list[Placement]:
+               width_range: tuple[float, float] = (70.0, 130.0),
+               cards: Sequence[Card] | None = None) -> list[Placement]:
     """A few cards lying apart, and one to three lying across the frame's edge (10-60 % of each
-    outside the picture)."""
+    outside the picture). `cards`: the deck to draw from (at least 23; Tightrope's by default)."""
     w, h = _check_size(size)
     width = float(rng.uniform(*width_range))
     height = width * CARD_H / CARD_W
-    pool = [ALL_CARDS[i] for i in rng.permutation(len(ALL_CARDS))]
+    deck = list(cards) if cards is not None else list(ALL_CARDS)
+    pool = [deck[i] for i in rng.permutation(len(deck))]
     out = random_scene(rng, int(rng.integers(1, 6)), size, 0.0,
                        width_range=(width * 0.97, width * 1.03), cards=pool[:20])
     for i in range(int(rng.integers(1, 4))):
@@ -713,11 +715,14 @@ def edge_scene(rng: np.random.Generator, size: Size = (1280, 720), *,
 
 
 def pile_scene(rng: np.random.Generator, size: Size = (1280, 720), *,
-               width_range: tuple[float, float] = (70.0, 130.0)) -> list[Placement]:
-    """One or two piles of two to five cards dropped nearly on top of one another."""
+               width_range: tuple[float, float] = (70.0, 130.0),
+               cards: Sequence[Card] | None = None) -> list[Placement]:
+    """One or two piles of two to five cards dropped nearly on top of one another (`cards`: the
+    deck to draw from, Tightrope's by default)."""
     w, h = _check_size(size)
     width = float(rng.uniform(*width_range))
-    pool = [ALL_CARDS[i] for i in rng.permutation(len(ALL_CARDS))]
+    deck = list(cards) if cards is not None else list(ALL_CARDS)
+    pool = [deck[i] for i in rng.permutation(len(deck))]
     out: list[Placement] = []
     for _ in range(int(rng.integers(1, 3))):
         c0 = np.array([rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h])
