@@ -55,13 +55,16 @@ def attacke_design(seed: int = 0) -> Any:
     return random_attacke_design(np.random.default_rng([seed, 16]), "train")
 
 
+THINK_S = 2.0  # a player who passes with nothing laid says so: the table lies still meanwhile
+
+
 def attacke_actions(events: list[Any], design: Any) -> list[Any]:
     """The table actions that play out an Attacke game: each play's cards laid one by one in
     the seat's zone (its face-down cards as backs, A12); a pass takes the seat's cards of the
-    contest away (A7: nothing, for a seat that laid none); the victor takes his away when the
-    contest is his (A9)."""
+    contest away (A7), or, for a seat that laid none, is a pause while he says so; the victor
+    takes his away when the contest is his (A9)."""
     from vision.sim.faces import Printed
-    from vision.sim.footage import ClearSeat, Lay
+    from vision.sim.footage import ClearSeat, Lay, Pause
 
     rules = attacke_rules
     game = rules.Game(events[0])
@@ -74,6 +77,8 @@ def attacke_actions(events: list[Any], design: Any) -> list[Any]:
             actions += [Lay(event.seat, Printed(name, design)) for name in names]
         elif contest.played[event.seat] or contest.concealed[event.seat]:
             actions.append(ClearSeat(event.seat))
+        else:
+            actions.append(Pause(THINK_S))
         if ended is not None and ended.winner is not None:
             actions.append(ClearSeat(ended.winner))
     return actions

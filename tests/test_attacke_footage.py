@@ -10,11 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.footage import attacke_actions, attacke_design, table_actions
+from companion.footage import THINK_S, attacke_actions, attacke_design, table_actions
 from companion.games.attacke.randgame import random_game
 from companion.games.attacke.rules import Card, CardsPlayed, Game, GameStarted, Passed, Variant
 from vision.sim.faces import Printed
-from vision.sim.footage import ClearSeat, Lay, render_footage
+from vision.sim.footage import ClearSeat, Lay, Pause, render_footage
 from vision.sim.scene import Conditions, SimError
 
 DESIGN = attacke_design(3)
@@ -29,20 +29,21 @@ def test_a_contest_becomes_lays_and_clears_as_the_rules_say():
     c = Card.parse
     events = [GameStarted(("Ana", "Ben", "Cy"), 0, Variant(concealed=True)),
               CardsPlayed(0, (c("red-3"),)),
-              Passed(1),                                  # Ben laid nothing: nothing to clear
+              Passed(1),                                  # Ben laid nothing: he says "pass"
               CardsPlayed(2, (c("red-5"),), 1),           # one card face down (A12)
               Passed(0),                                  # Ana's red 3 leaves (A7)
               ]                                           # Cy wins: his cards leave (A9)
     assert Game.replay(events).contests[0].winner == 2
     assert attacke_actions(events, DESIGN) == [
-        lay(0, "red-3"), lay(2, "red-5"), lay(2, "back"), ClearSeat(0), ClearSeat(2)]
+        lay(0, "red-3"), Pause(THINK_S), lay(2, "red-5"), lay(2, "back"), ClearSeat(0),
+        ClearSeat(2)]
     assert table_actions(events, DESIGN) == attacke_actions(events, DESIGN)
 
 
 def test_an_opener_with_no_knight_passing_leaves_nothing_to_clear():
     events = [GameStarted(("Ana", "Ben", "Cy"), 0), Passed(0),
               CardsPlayed(1, (Card.parse("blue-2"),))]
-    assert attacke_actions(events, DESIGN) == [lay(1, "blue-2")]
+    assert attacke_actions(events, DESIGN) == [Pause(THINK_S), lay(1, "blue-2")]
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +58,9 @@ def footage(tmp_path_factory):
 
 
 def test_attacke_footage_holds_the_cards_where_they_should_be(footage):
-    out, actions, events = footage
+    out, script, events = footage
     lines = [json.loads(x) for x in (out / "truth.jsonl").read_text().splitlines()]
+    actions = [a for a in script if not isinstance(a, Pause)]  # the table as it was: no line
     assert len(lines) == len(actions) and len(actions) >= 4
     zones = json.loads((out / "zones.json").read_text())
     polys = [np.float32(p) for p in zones["seats"]]
@@ -86,8 +88,9 @@ def test_attacke_footage_holds_the_cards_where_they_should_be(footage):
                 if a is not b and a["zone"] == b["zone"]:
                     gap = np.hypot(*np.subtract(a["center"], b["center"]))
                     assert gap > 0.3 * 0.062 * SMALL[0]
-    frames = sorted(out.glob("frame_*.jpg"))
-    assert len(frames) == 1 + 3 * len(actions)
+    frames = sorted(out.glob("frame_*.jpg"))  # fps 4: lead-in 1, a hand 2, a hold 1, a pause 8
+    pauses = sum(1 for a in script if isinstance(a, Pause))
+    assert len(frames) == 1 + 3 * len(actions) + round(4 * THINK_S) * pauses
 
 
 def test_a_lay_needs_a_printed_card_and_a_seat(tmp_path):

@@ -4,7 +4,6 @@ guess."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -34,26 +33,16 @@ from vision.types import Change, Observation, Reading
 QUAD = np.zeros((4, 2), np.float32)
 
 
-@dataclass(frozen=True)
-class NamedReading(Reading):
-    """A reading with the deck-independent names the reader is about to give (a sure name or
-    None, and candidates by name): what the interpreter's `sure_name`/`candidates` read."""
-
-    named: tuple[tuple[str, float], ...] = ()
-    label: str | None = None
-
-
-def read(*cands: tuple[str, float], sure: bool = False) -> NamedReading:
-    """A reading of Attacke's names: the given candidates, the rest of the probability spread
-    over the other cards; `sure`: the reader is sure of the first."""
+def read(*cands: tuple[str, float], sure: bool = False) -> Reading:
+    """A reading of Attacke's names (a taught deck's): the given candidates, the rest of the
+    probability spread over the other cards; `sure`: the reader is sure of the first."""
     total = sum(p for _, p in cands)
     rest = [n for n in NAMES if n not in {c for c, _ in cands}]
     named = (*cands, *((n, (1 - total) / len(rest)) for n in rest))
-    return NamedReading("unknown", None, None, cands[0][1], (), 0.9, named,
-                        cands[0][0] if sure else None)
+    return Reading.of_name(cands[0][0] if sure else None, cands[0][1], named, 0.9)
 
 
-def sure(name: str) -> NamedReading:
+def sure(name: str) -> Reading:
     return read((name, 0.999), sure=True)
 
 
@@ -61,8 +50,7 @@ def test_the_reading_helpers_read_the_names():
     r = read(("red-3", 0.6), ("red-2", 0.3))
     assert candidates(r)[:2] == [("red-3", 0.6), ("red-2", 0.3)] and sure_name(r) is None
     assert sure_name(sure("shield-10")) == "shield-10"
-    plain = Reading("unknown", None, None, 0.0, ())  # before the names land: nothing to read
-    assert candidates(plain) == [] and sure_name(plain) is None
+    assert candidates(None) == [] and sure_name(None) is None  # a card named, never seen
 
 
 class Table:
@@ -347,6 +335,42 @@ def test_the_victor_clearing_his_cards_says_the_last_empty_seat_passed():
     t.wait()
     assert t.events[1:] == [Passed(1), Passed(2)]
     assert t.game.contests[0].winner == 0 and t.game.turn == 0 and not t.questions
+
+
+def test_cards_taken_away_before_the_laying_settled_were_a_play():
+    # the demo's footage (Attacke seed 1): Ana opens with two reds; Ben and Cy pass without a
+    # word the camera could see, and Ana takes her cards (she won) 1.6 s after her last card
+    t = Table(players=3)
+    a, b = t.lay(0, sure("red-7")), t.lay(0, sure("red-4"), dt=1.6)
+    t.take(a, b, dt=1.6)
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-7"), C("red-4"))), Passed(1), Passed(2)]
+    assert t.game.contests[0].winner == 0 and not t.questions
+
+
+def test_an_unsure_card_cleared_before_it_was_named_is_asked_not_the_next_one():
+    # the demo's footage (Attacke seed 1, contest 9): Ben's card read unsure, the others pass,
+    # he takes his cards (he won) and opens the next contest with a red 4
+    t = Table(players=2)
+    a = t.lay(0, read(("blue-7", 0.47), ("blue-4", 0.36)))
+    t.take(a, dt=2.6)
+    t.lay(0, sure("red-4"), dt=1.7)
+    t.wait()
+    (q,) = t.questions.values()
+    assert q.track == a and q.choices[0].id == "blue-7"
+    t.answer(q.key, "blue-7")
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("blue-7"),)), Passed(1),
+                        CardsPlayed(0, (C("red-4"),))]
+
+
+def test_a_card_moved_within_the_zone_is_not_played_twice():
+    t = Table(players=3)
+    a = t.lay(0, sure("red-7"))
+    t.take(a, dt=0.3)
+    t.lay(0, sure("red-7"), dt=0.3)  # the same card, laid down again a little further on
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-7"),))]
 
 
 def test_a_seat_whose_cards_still_lie_is_asked_whether_he_passed():

@@ -23,6 +23,7 @@ SAME_CARD = 1.2     # one card read twice within this many card widths is one ca
 NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no card
 PART_OF = 0.7       # an unsure box this much inside surely read cards is a part of them
 SMALLER = 0.8       # ... and a box of less than this card's area this much inside it, too
+PILE = 0.9          # a surely read box this much inside other surely read cards lies across them
 
 
 @dataclass(frozen=True)
@@ -64,16 +65,31 @@ def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -
                and covered(quad, [q]) >= PART_OF for q in sure)
 
 
+def across_a_pile(quads: list[np.ndarray]) -> set[int]:
+    """Which of these surely read boxes lie across a pile: covered by the union of the others
+    at PILE or more (a box spanning two overlapping cards of a fan reads as a third card,
+    surely). The most covered goes first, and is then no cover for the rest."""
+    out: set[int] = set()
+    while True:
+        rest = [i for i in range(len(quads)) if i not in out]
+        cover = {i: covered(quads[i], [quads[j] for j in rest if j != i]) for i in rest}
+        worst = max(rest, key=lambda i: cover[i], default=None)
+        if worst is None or cover[worst] < PILE:
+            return out
+        out.add(worst)
+
+
 def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
     """The cards of a frame from its boxes and their reads: no-card boxes dropped, a card read
     twice kept once (the surer read)."""
     seen: list[Seen] = []
     order = sorted(range(len(found)), key=lambda i: -looks[i].reading.confidence)
-    sure = [found[i].quad for i in order if looks[i].reading.sure
-            and looks[i].no_card < NOT_A_CARD]
+    sure_at = [i for i in order if looks[i].reading.sure and looks[i].no_card < NOT_A_CARD]
+    across = {sure_at[k] for k in across_a_pile([found[i].quad for i in sure_at])}
+    sure = [found[i].quad for i in sure_at if i not in across]
     for i in order:
         look, det = looks[i], found[i]
-        if look.no_card >= NOT_A_CARD:
+        if look.no_card >= NOT_A_CARD or i in across:
             continue
         s = Seen(look.reading, turned(det.quad, look.turns), det.score)
         if part_of_a_card(s.reading, det.quad, sure):

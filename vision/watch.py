@@ -28,7 +28,7 @@ import numpy as np
 from vision.detect import Detection, Detector, check_frame
 from vision.geometry import card_width, rectify, turned
 from vision.read import Look, Reader
-from vision.recognize import NOT_A_CARD, distinct, part_of_a_card
+from vision.recognize import NOT_A_CARD, across_a_pile, distinct, part_of_a_card
 from vision.types import Change, Observation, Reading
 from vision.zones import Zones, as_zones
 
@@ -39,8 +39,9 @@ SAME_LOOK = 0.75    # a track's place still looks like it (normalised correlatio
 SAME_CHROMA = 0.04  # ... and its mean colour (chromaticity) is within this of the card's
 
 
-def _key(r: Reading) -> tuple:
-    return (r.kind, r.value, r.colour)
+def _key(r: Reading) -> str | None:
+    """What a reading says the card is, in any deck: its name, None where unsure."""
+    return r.label
 
 
 @dataclass(eq=False)  # identity: tracks are removed from a list by `is`
@@ -54,6 +55,7 @@ class _Track:
     confirmed: bool = False        # a second read agreed since the reading last changed
     disturbed: bool = False        # something moved over it since it was last read
     committed: Observation | None = None
+    across: bool = False           # its box lies across a pile of other cards: no card
     thumb: _Thumb | None = field(default=None, repr=False)
 
     @property
@@ -142,7 +144,7 @@ class TableWatcher:
 
     @staticmethod
     def _reread(t: _Track) -> bool:
-        return t.reading.kind == "unknown" and t.rereads < MAX_REREADS
+        return not t.reading.sure and t.rereads < MAX_REREADS
 
     # --- the full pass -----------------------------------------------------------------------
 
@@ -180,7 +182,7 @@ class TableWatcher:
                 seen.add(id(self._tracks[-1]))
             else:
                 self._update(track, det, look)
-        changes: list[Change] = []
+        changes = self._mark_across()
         for t in self._parts():  # the cards read around it show what this box really is
             self._tracks.remove(t)
             if t.committed is not None:
@@ -195,9 +197,23 @@ class TableWatcher:
     def _parts(self) -> list[_Track]:
         """Tracks that are a part of other cards read surely (recognize.part_of_a_card): a box
         across a pile, or one born while the card it lies in was still under the hand."""
-        sure = [t for t in self._tracks if t.reading.card is not None]
-        return [t for t in self._tracks
-                if part_of_a_card(t.reading, t.det.quad, [o.det.quad for o in sure if o is not t])]
+        sure = [t for t in self._tracks if t.reading.sure and not t.across]
+        return [t for t in self._tracks if not t.across and
+                part_of_a_card(t.reading, t.det.quad, [o.det.quad for o in sure if o is not t])]
+
+    def _mark_across(self) -> list[Change]:
+        """Mark the sure tracks whose box lies across a pile (recognize.across_a_pile): never
+        committed (one that was is removed), but kept, so that its box, seen again, stays
+        its own and does not take the place of a card of the pile."""
+        sure = [t for t in self._tracks if t.reading.sure]
+        across = {id(sure[k]) for k in across_a_pile([t.det.quad for t in sure])}
+        out = []
+        for t in self._tracks:
+            t.across = id(t) in across
+            if t.across and t.committed is not None:
+                out.append(Change("removed", t.committed, self.frame_index))
+                t.committed = None
+        return out
 
     def _match(self, det: Detection, taken: set[int]) -> _Track | None:
         best, best_d = None, MATCH * det.box.w
@@ -211,7 +227,7 @@ class TableWatcher:
 
     def _confirm_due(self, t: _Track) -> bool:
         """A sure card about to be committed is read once more: two reads must agree."""
-        return (not t.confirmed and t.reading.kind != "unknown"
+        return (not t.confirmed and t.reading.sure
                 and t.count + 1 >= self.need and self._uncommitted(t))
 
     @staticmethod
@@ -221,15 +237,15 @@ class TableWatcher:
     def _update(self, t: _Track, det: Detection, look: Look) -> None:
         """A still track read again."""
         known = t.committed.reading if t.committed is not None else None
-        if known is not None and known.kind != "unknown" and look.reading.kind == "unknown":
+        if known is not None and known.sure and not look.reading.sure:
             # an unsure look at a card known to lie here (a shadow, a zero laid across half of
             # it) is that card; only a sure read of another card says it was swapped
             look = Look(known, t.look.turns, look.no_card)
         t.det, t.disturbed = det, False  # read again after a hand: it may be another card now
-        if t.reading.kind == "unknown":
+        if not t.reading.sure:
             t.rereads += 1
         if _key(look.reading) == _key(t.reading):
-            if look.reading.kind != "unknown" and t.count + 1 >= self.need:
+            if look.reading.sure and t.count + 1 >= self.need:
                 t.confirmed = True  # a second read agreed with the first
             t.count += 1
             if look.reading.confidence > t.reading.confidence:
@@ -238,9 +254,9 @@ class TableWatcher:
             t.look, t.count, t.confirmed = look, 1, False
 
     def _decide(self, t: _Track, frame: np.ndarray) -> list[Change]:
-        if not self._uncommitted(t) or t.count < self._need_for(t):
+        if t.across or not self._uncommitted(t) or t.count < self._need_for(t):
             return []
-        if t.reading.kind != "unknown" and not t.confirmed:
+        if t.reading.sure and not t.confirmed:
             return []
         obs = Observation(t.reading, t.quad, t.center, self._zone(t.center), t.count, t.id)
         out = []
@@ -252,13 +268,13 @@ class TableWatcher:
         return out
 
     def _need_for(self, t: _Track) -> int:
-        if t.reading.kind != "unknown":
+        if t.reading.sure:
             return self.need
         # an unsure card is committed (the referee asks) once re-reads are spent; what is
         # likely no card at all is not
         if t.rereads < MAX_REREADS and t.count < 4 * self.need:
             return 1 << 30
-        p_card = sum(p for _, p in t.reading.candidates)
+        p_card = sum(p for _, p in t.reading.named)
         return 2 * self.need if p_card >= 0.5 else 1 << 30
 
     def _unseen(self, t: _Track, frame: np.ndarray, motion: np.ndarray) -> list[Change]:

@@ -7,11 +7,12 @@ knights and shields, say) it lays a named card of any design (`Lay`, a `Printed`
 seat's zone, fanned beside that seat's cards already lying there, and takes a seat's cards away
 (`ClearSeat`); the game decides when. Every action is a hand coming in from
 the table edge, laying or taking the card (the card appears under the hand), and leaving; then the
-table lies still for `hold_s` seconds.
+table lies still for `hold_s` seconds. A `Pause` is the table lying still a while longer (a
+player thinking, or saying "pass").
 
 Output folder: frame_000000.jpg ... (name order = time order), zones.json (docs/config.md format, in
-frame px) and truth.jsonl (one line per action: the frame from which it is complete and the hand
-gone, and every card lying on the table then).
+frame px) and truth.jsonl (one line per action but pauses: the frame from which it is complete
+and the hand gone, and every card lying on the table then).
 """
 
 from __future__ import annotations
@@ -92,7 +93,14 @@ class ClearSeat:
     seat: int
 
 
-Action = Reveal | Place | ClearTrick | ClearRound | Lay | ClearSeat
+@dataclass(frozen=True)
+class Pause:
+    """Nothing changes on the table for a while (a player thinks, or says "pass")."""
+
+    seconds: float
+
+
+Action = Reveal | Place | ClearTrick | ClearRound | Lay | ClearSeat | Pause
 
 # seat anchors: (edge, position along it), clockwise as seen from above (bottom, left, top, right)
 _SEATS: dict[int, list[tuple[str, float]]] = {
@@ -365,6 +373,8 @@ def _action_json(action: Action) -> dict:
         return {"action": "lay", "seat": action.seat, "card": action.card.label}
     if isinstance(action, ClearSeat):
         return {"action": "clear_seat", "seat": action.seat}
+    if isinstance(action, Pause):
+        return {"action": "pause", "seconds": action.seconds}
     return {"action": "clear_trick" if isinstance(action, ClearTrick) else "clear_round"}
 
 
@@ -431,6 +441,10 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
     for done_actions, action in enumerate(actions):
         if progress is not None:
             progress(done_actions, len(actions))
+        if isinstance(action, Pause):  # the table as it lies, still
+            for _ in range(round(action.seconds * fps)):
+                emit([c.placement for c in table.cards], [])
+            continue
         before = [c.placement for c in table.cards]
         target, origin = table.apply(action)
         after = [c.placement for c in table.cards]

@@ -13,6 +13,9 @@ outside every zone, and such a card is nobody's). What becomes an event:
   zone after his last), every one of them read surely once the rules narrow its candidates, and
   the whole play accepted by the rules: `CardsPlayed(seat, face-up cards, face-down count)`. A
   `back` counts as one face-down card (A12).
+- **A laying taken away before it settled** is a play all the same (A5: a card laid stays
+  laid): the victor clearing his cards as soon as the others passed unseen. *Ruling:* a player
+  who lays cards and takes them back at once has played them; a person undoes it.
 - **A pass by removal** (A7): every card the seat at turn laid in this contest has left his
   zone, and stayed gone for `settle_s`: `Passed(seat)`.
 - **A pass with an empty zone**: a seat at turn that has laid nothing in this contest (an
@@ -37,8 +40,8 @@ Undo: the cards of an event taken back are no card of the game any more (taken b
 not taken again), and no pass is inferred from the table until it changes. Attacke has no
 corrections of its own: `corrected` returns None.
 
-Readings: the reader's names for a card are read only through `candidates` and `sure_name`
-below, until vision's `Reading` carries its deck-independent names.
+Readings: a deck taught Attacke's cards names them (`Reading.label`, `Reading.named`); they are
+read only through `candidates` and `sure_name` below.
 """
 
 from __future__ import annotations
@@ -47,12 +50,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from vision.types import Change, Observation
+from vision.types import Change, Observation, Reading
 
 from ..base import AnswerError, Apply, Ask, Choice, Decision, Question, Withdraw
 from .rules import KNIGHT_VALUES, SHIELD_VALUES, Card, CardsPlayed, Colour, Game, Passed, RuleError
 
 SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
+GONE_S = 1.0           # ... or this long after all of it was taken away (not a card moved)
 MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
 MIN_ODDS = 4.0         # this many times likelier than the next legal card,
 MIN_RAW = 0.25         # and the reader itself gave it at least this
@@ -61,25 +65,21 @@ NAMES: tuple[str, ...] = (*(str(Card(v, c)) for c in Colour for v in sorted(KNIG
                           *(str(Card(v)) for v in sorted(SHIELD_VALUES)), BACK)  # the deck
 
 
-# --- the reader's names for a card: the ONE place that reads them -------------------------------
-# MERGE: vision.types.Reading gains a deck-independent name (a sure name or None) and candidates
-# by name with probabilities. Until then these two read them with getattr; the merge replaces
-# their bodies with the real fields, and nothing else here reads a reading's names.
+# --- the reader's names for a card: the one place that reads them ------------------------------
 
 
-def candidates(reading: Any) -> list[tuple[str, float]]:
+def candidates(reading: Reading | None) -> list[tuple[str, float]]:
     """The reader's candidate names for the card and their probabilities, best first."""
-    return [(str(name), float(p)) for name, p in getattr(reading, "named", ())]
+    return list(reading.named) if reading is not None else []
 
 
-def sure_name(reading: Any) -> str | None:
+def sure_name(reading: Reading | None) -> str | None:
     """The name the reader is sure of (above its own line), or None."""
-    name = getattr(reading, "label", None)
-    return name if isinstance(name, str) else None
+    return reading.label if reading is not None else None
 
 
-def _line(reading: Any) -> float:
-    return float(getattr(reading, "line", 0.0))
+def _line(reading: Reading | None) -> float:
+    return reading.line if reading is not None else 0.0
 
 
 # --- narrowing a read by the rules ----------------------------------------------------------------
@@ -185,6 +185,8 @@ class Interpreter:
     _held: int | None = None                                    # the version at the last undo
     _waved: dict[str, int] = field(default_factory=dict)        # key -> version when waved off
     _said_passed: set[tuple[int, int]] = field(default_factory=set)  # (contest, seat)
+    _now: float = 0.0                        # the time of the last decision
+    _turn_began: float = 0.0                 # when the last event was applied
 
     # -- what happened -------------------------------------------------------------------------
 
@@ -211,6 +213,7 @@ class Interpreter:
 
     def applied(self, decision: Apply) -> None:
         """The referee applied `decision`: its cards now stand for its play."""
+        self._turn_began = self._now
         if not isinstance(decision.event, CardsPlayed) or decision.position is None:
             return
         at, contest, tracks = decision.position
@@ -291,6 +294,7 @@ class Interpreter:
     def decide(self, game: Game | None, t: float) -> list[Decision]:
         """What follows from the table and the game now: one Apply (the referee applies it and
         asks again), or the questions to ask and withdraw."""
+        self._now = t
         if game is None or game.game_over or game.turn is None:
             keys = list(self.asked)
             self.asked.clear()
@@ -319,7 +323,7 @@ class Interpreter:
         if (index, seat) in self._said_passed:
             self._said_passed.discard((index, seat))
             return Apply(Passed(seat), position=(len(game.log), index, ()))
-        mine = self._waiting(seat)
+        mine = self._laying(seat)
         if mine:
             if not self._settled(mine, t):
                 return None
@@ -342,8 +346,8 @@ class Interpreter:
         return None
 
     def _play_of(self, game: Game, seat: int) -> tuple[CardsPlayed, list[Seen]] | None:
-        """The play the seat's waiting cards make, if every one of them is certain."""
-        mine = self._waiting(seat)
+        """The play the seat's laying makes, if every one of its cards is certain."""
+        mine = self._laying(seat)
         if not mine:
             return None
         names = self._certain(game, seat, mine)
@@ -370,7 +374,9 @@ class Interpreter:
 
     def _settled(self, mine: list[Seen], t: float) -> bool:
         last = max(c.order for c in mine)
-        return (t - max(c.t for c in mine) >= self.settle_s - 1e-9
+        gone = not any(c.present for c in mine)  # taken away, not moved: his laying was over
+        return ((gone and t - max(c.gone_t for c in mine) >= GONE_S - 1e-9)
+                or t - max(c.t for c in mine) >= self.settle_s - 1e-9
                 or any(c.order > last and c.zone is not None and c.zone != mine[0].zone
                        for c in self.cards.values()))
 
@@ -379,6 +385,22 @@ class Interpreter:
         return sorted((c for c in self.cards.values()
                        if c.status == "waiting" and c.present and c.zone == zone
                        and zone is not None), key=lambda c: c.order)
+
+    def _laying(self, seat: int) -> list[Seen]:
+        """The cards the seat at turn is laying: those waiting in his zone, and those that left
+        it since his turn began. A card that left and was laid down again at
+        once (moved: another card arrived there within GONE_S) is not laid twice. Where cards
+        left for good, the laying ended then (the victor clearing his cards as soon as the
+        others passed unseen): it is the cards laid until then; what came later is his next."""
+        zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
+                and (c.present or c.gone_t >= self._turn_began)]
+        zone.sort(key=lambda c: c.order)
+        left = [c for c in zone if not c.present and not any(
+            o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
+        if not left:
+            return [c for c in zone if c.present]
+        ended = min(c.gone_t for c in left)
+        return [c for c in zone if c.t <= ended and (c in left or c.present)]
 
     def _laid(self, game: Game, seat: int) -> list[Seen]:
         """The counted cards `seat` laid in the contest in play."""
@@ -422,7 +444,7 @@ class Interpreter:
         assert seat is not None
         index, name = game.contest.index, game.players[seat]
         where = f"contest {index + 1}"
-        mine = self._waiting(seat)
+        mine = self._laying(seat)
         out = []
         if mine:
             if not self._settled(mine, t):
