@@ -8,6 +8,7 @@ are told apart by name (`Reading.label`), so a deck of any game's cards is read 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -65,14 +66,17 @@ def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -
                and covered(quad, [q]) >= PART_OF for q in sure)
 
 
-def across_a_pile(quads: list[np.ndarray]) -> set[int]:
+def across_a_pile(quads: list[np.ndarray], known: Sequence[np.ndarray] = ()) -> set[int]:
     """Which of these surely read boxes lie across a pile: covered by the union of the others
-    at PILE or more (a box spanning two overlapping cards of a fan reads as a third card,
-    surely). The most covered goes first, and is then no cover for the rest."""
+    and of the `known` cards (boxes of cards seen lying there before) at PILE or more (a box
+    spanning two overlapping cards of a fan reads as a third card, surely). The most covered
+    goes first, and is then no cover for the rest. A card known before is never one: the middle
+    card of a fan of three lies under its neighbours' boxes, not under their cards."""
     out: set[int] = set()
     while True:
         rest = [i for i in range(len(quads)) if i not in out]
-        cover = {i: covered(quads[i], [quads[j] for j in rest if j != i]) for i in rest}
+        cover = {i: covered(quads[i], [quads[j] for j in rest if j != i] + list(known))
+                 for i in rest}
         worst = max(rest, key=lambda i: cover[i], default=None)
         if worst is None or cover[worst] < PILE:
             return out

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Detection, Detector, check_frame
-from vision.geometry import card_width, rectify, turned
+from vision.geometry import card_width, covered, rectify, turned
 from vision.read import Look, Reader
 from vision.recognize import NOT_A_CARD, across_a_pile, distinct, part_of_a_card
 from vision.types import Change, Observation, Reading
@@ -37,6 +37,8 @@ MATCH = 0.45        # a box within this many card widths of a track is that card
 MAX_REREADS = 10    # fresh reads of a still card read `unknown` before that is all there is
 SAME_LOOK = 0.75    # a track's place still looks like it (normalised correlation of thumbnails)
 SAME_CHROMA = 0.04  # ... and its mean colour (chromaticity) is within this of the card's
+LAID_OVER = 0.2     # a sure read of another card this many card widths off a track's place
+UNDER = 0.5         # a card this much under cards laid later lies there still, unseen
 
 
 def _key(r: Reading) -> str | None:
@@ -151,8 +153,8 @@ class TableWatcher:
     def _full(self, frame: np.ndarray, motion: np.ndarray) -> list[Change]:
         seen: set[int] = set()
         to_read: list[tuple[Detection, _Track | None]] = []
-        for det in distinct(self.detector.find(frame)):
-            track = self._match(det, seen)
+        found = distinct(self.detector.find(frame))
+        for det, track in zip(found, self._match(found), strict=True):
             if track is not None:
                 seen.add(id(track))
                 track.missing = 0
@@ -176,13 +178,17 @@ class TableWatcher:
         for (det, track), look in zip(batch, looks, strict=True):
             if look.no_card >= NOT_A_CARD:
                 continue
+            if track is not None and self._laid_over(track, det, look):
+                seen.discard(id(track))  # the card beneath: no box of its own now
+                track = None
             if track is None:
                 self._ids += 1
                 self._tracks.append(_Track(self._ids, det, look, count=1))
                 seen.add(id(self._tracks[-1]))
             else:
                 self._update(track, det, look)
-        changes = self._mark_across()
+        self._mark_across()
+        changes: list[Change] = []
         for t in self._parts():  # the cards read around it show what this box really is
             self._tracks.remove(t)
             if t.committed is not None:
@@ -201,29 +207,29 @@ class TableWatcher:
         return [t for t in self._tracks if not t.across and
                 part_of_a_card(t.reading, t.det.quad, [o.det.quad for o in sure if o is not t])]
 
-    def _mark_across(self) -> list[Change]:
-        """Mark the sure tracks whose box lies across a pile (recognize.across_a_pile): never
-        committed (one that was is removed), but kept, so that its box, seen again, stays
-        its own and does not take the place of a card of the pile."""
-        sure = [t for t in self._tracks if t.reading.sure]
-        across = {id(sure[k]) for k in across_a_pile([t.det.quad for t in sure])}
-        out = []
+    def _mark_across(self) -> None:
+        """Mark the new sure tracks whose box lies across a pile (recognize.across_a_pile):
+        never committed, but kept, so that its box, seen again, stays its own and does not take
+        the place of a card of the pile."""
+        new = [t for t in self._tracks if t.reading.sure and t.committed is None]
+        known = [t.det.quad for t in self._tracks if t.reading.sure and t.committed is not None]
+        across = {id(new[k]) for k in across_a_pile([t.det.quad for t in new], known)}
         for t in self._tracks:
             t.across = id(t) in across
-            if t.across and t.committed is not None:
-                out.append(Change("removed", t.committed, self.frame_index))
-                t.committed = None
-        return out
 
-    def _match(self, det: Detection, taken: set[int]) -> _Track | None:
-        best, best_d = None, MATCH * det.box.w
-        for t in self._tracks:
-            if id(t) in taken:
-                continue
-            d = math.hypot(t.center[0] - det.box.cx, t.center[1] - det.box.cy)
-            if d < best_d:
-                best, best_d = t, d
-        return best
+    def _match(self, found: list[Detection]) -> list[_Track | None]:
+        """Each box's track: the closest pairs first, each within MATCH card widths (a card
+        laid half over another, in a fan, does not take the track of the card beneath when
+        that card's own box is found nearer to it)."""
+        pairs = sorted((math.hypot(t.center[0] - det.box.cx, t.center[1] - det.box.cy), i, k)
+                       for i, det in enumerate(found) for k, t in enumerate(self._tracks))
+        out: list[_Track | None] = [None] * len(found)
+        taken: set[int] = set()
+        for d, i, k in pairs:
+            if d < MATCH * found[i].box.w and out[i] is None and k not in taken:
+                out[i] = self._tracks[k]
+                taken.add(k)
+        return out
 
     def _confirm_due(self, t: _Track) -> bool:
         """A sure card about to be committed is read once more: two reads must agree."""
@@ -233,6 +239,17 @@ class TableWatcher:
     @staticmethod
     def _uncommitted(t: _Track) -> bool:
         return t.committed is None or _key(t.committed.reading) != _key(t.reading)
+
+    @staticmethod
+    def _laid_over(t: _Track, det: Detection, look: Look) -> bool:
+        """A box near a card known to lie there, read surely as another card, and off its place:
+        another card laid half over it (a fan), not the card swapped."""
+        known = t.committed.reading if t.committed is not None else None
+        if known is None or not known.sure or not look.reading.sure or \
+                look.reading.label == known.label:
+            return False
+        return math.hypot(t.center[0] - det.box.cx, t.center[1] - det.box.cy) \
+            >= LAID_OVER * det.box.w
 
     def _update(self, t: _Track, det: Detection, look: Look) -> None:
         """A still track read again."""
@@ -290,6 +307,11 @@ class TableWatcher:
         if t.thumb is not None and _similar(_thumb(frame, t.det.quad), t.thumb):
             t.missing = 0
             t.count += 1
+            return []
+        above = [o.det.quad for o in self._tracks if o is not t and o.reading.sure
+                 and o.missing == 0 and o.id > t.id]
+        if t.committed is not None and covered(t.det.quad, above) >= UNDER:
+            t.missing = 0  # under a card laid later, half over it: it lies there still
             return []
         t.missing += 1
         if t.missing < self.need:

@@ -1,0 +1,90 @@
+"""Whole games of Attacke through the real watcher and referee: contests scored right and wrong,
+questions asked.
+
+Run: .venv/bin/python -m bench.bench_attacke [--seeds 1-10] [--split test|train]
+(results in docs/PERFORMANCE.md).
+
+Each seed is a random Attacke game (2 to 6 players, the concealed variant on odd seeds), its
+cards printed in a deck design of the simulator (`--split test`: typefaces and layouts kept out
+of training, the headline; `train`: the kind the demo plays), on a table of the seed's. The
+companion is taught that deck from one rendered photo a card (as a user teaches a real deck),
+the footage is played frame by frame through the table watcher and the referee, and a person
+who knows the record answers every question (companion.games.attacke.person). Every question
+is checked to offer the true card (or "passed" for a pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.evaluate_attacke import ATTACKE, play_footage
+
+TABLES = ("wood_light", "wood_dark", "cloth_white", "checked", "felt", "floral")
+
+
+def bench_game(seed: int) -> tuple[int, bool]:
+    """Players and variant of the bench's seed: every count comes up, and the concealed one."""
+    return (2, 3, 4, 5, 6)[seed % 5], seed % 2 == 1
+
+
+def render(seed: int, split: str, root: Path) -> tuple[list[Any], Path]:
+    """The seed's game and its footage, in a design of `split`, with the deck taught."""
+    from companion.footage import table_actions
+    from vision.sim.attacke import random_attacke_design
+    from vision.sim.footage import render_footage
+    from vision.sim.photos import teach_folder
+    from vision.sim.scene import Conditions
+    from vision.teach import teach
+
+    players, concealed = bench_game(seed)
+    events = list(ATTACKE.random_game(seed, players, concealed=concealed))
+    design = random_attacke_design(np.random.default_rng([seed, 61]), split)
+    cond = Conditions(table=TABLES[seed % len(TABLES)], light_gradient=0.35, noise=2.0,
+                      glare=1, shadow=True)
+    out = root / f"{split}-{seed}"
+    render_footage(table_actions(events, design), players, out, seed=seed, cond=cond,
+                   hold_s=0.8, hand_s=0.8)
+    deck = out / "deck.npz"
+    if not deck.is_file():
+        with tempfile.TemporaryDirectory() as photos:
+            teach_folder(Path(photos), design)
+            teach(photos, deck, names=ATTACKE.deck)
+    return events, out
+
+
+def main(seeds: list[int], split: str, root: Path) -> dict[str, Any]:
+    from vision.read import Reader
+
+    cv2.setNumThreads(1)
+    games = {}
+    for seed in seeds:
+        events, frames = render(seed, split, root)
+        games[seed] = play_footage(events, frames, Reader.from_deck(frames / "deck.npz"))
+        print(f"bench_attacke: {split} seed {seed}: {json.dumps(games[seed])}", file=sys.stderr,
+              flush=True)
+    total = {k: sum(g[k] for g in games.values()) for k in
+             ("contests", "right", "wrong", "not_scored", "questions",
+              "questions_offering_the_truth")}
+    return {"games": games, "summary": total}
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seeds", default="1-10")
+    ap.add_argument("--split", choices=("test", "train"), default="test")
+    ap.add_argument("--root", default="var/bench-attacke")
+    ap.add_argument("--out", default="var/bench-attacke.json")
+    a = ap.parse_args()
+    lo, _, hi = a.seeds.partition("-")
+    res = main(list(range(int(lo), int(hi or lo) + 1)), a.split, Path(a.root))
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(json.dumps(res, indent=1))
+    print(json.dumps(res["summary"], indent=1))

@@ -1,0 +1,84 @@
+"""An Attacke game's footage scored against its record, contest by contest.
+
+The footage goes frame by frame through the real watcher and referee, as at the table, with a
+person who answers every question from the record (companion.games.attacke.person): how many
+contests were scored right, how many wrong, and how many questions the table had to answer.
+The bench (bench/bench_attacke.py) and the end-to-end tests use it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .commands import CommandError, Flush, NewGame, Resolve, Seen
+from .games import game_named
+from .games.attacke.person import Person
+from .games.attacke.rules import Game
+from .referee import Referee
+from .store import Store
+
+ATTACKE = game_named("attacke")
+
+
+def play_footage(events: list[Any], frames: Path, reader: Any, fps: float = 10.0
+                 ) -> dict[str, Any]:
+    """The footage in `frames` (zones.json beside it) read by `reader`; the contests the
+    referee scored compared with the record's `events`."""
+    from vision.sources import FolderSource
+    from vision.watch import TableWatcher
+    from vision.zones import load_zones
+
+    true = Game.replay(events)
+    person = Person(true)
+    asked = offered = n = 0
+    watcher = TableWatcher(load_zones(frames / "zones.json"), reader, fps=fps)
+    source = FolderSource(frames, fps)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "attacke.db")
+        referee = Referee(store)
+        referee.handle(NewGame(events[0], "attacke"))
+        source.open()
+        began = time.perf_counter()
+        while (frame := source.read()) is not None:
+            changes = watcher.feed(frame)
+            referee.handle(Seen(tuple(changes), n / fps, frame if changes else None))
+            n += 1
+            a, o = answer_all(referee, person)
+            asked, offered = asked + a, offered + o
+        referee.handle(Flush())
+        a, o = answer_all(referee, person)
+        asked, offered = asked + a, offered + o
+        seconds = time.perf_counter() - began
+        source.close()
+        got = ATTACKE.replay_json(referee.game)["contests"]
+        store.close()
+    want = ATTACKE.replay_json(true)["contests"]
+    right = sum(1 for g, w in zip(got, want, strict=False) if g == w)
+    return {"players": len(true.players), "concealed": true.setup.variant.concealed,
+            "contests": len(want), "right": right, "wrong": len(got) - right,
+            "not_scored": max(0, len(want) - len(got)), "questions": asked,
+            "questions_offering_the_truth": offered, "frames": n,
+            "fps": round(n / seconds, 1) if seconds else None}
+
+
+def answer_all(referee: Referee, person: Person, limit: int = 50) -> tuple[int, int]:
+    """Let the person answer every open question: (questions answered, of them those whose
+    choices held the true answer)."""
+    asked = offered = 0
+    for _ in range(limit):
+        view = referee.view()
+        conflict = view["conflict"]
+        if conflict is None or view["state"] is None:
+            break
+        choice = person.answer(conflict, view["state"])
+        ids = [c["id"] for c in conflict["choices"]]
+        offered += choice in ids and choice != "none"
+        try:
+            referee.handle(Resolve(conflict["id"], choice))
+        except CommandError:  # the record's card is refused now: the game went astray before
+            referee.handle(Resolve(conflict["id"], "none" if "none" in ids else ids[-1]))
+        asked += 1
+    return asked, offered
