@@ -9,18 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.games.base import AnswerError, Apply, Ask, Question, Withdraw
 from companion.games.tightrope.events import PlayCorrected
 from companion.games.tightrope.interpreter import (
     MISSING_GRACE_S,
     SCORING_LATE_S,
     SCORING_SETTLE_S,
     TURN_GRACE_S,
-    AnswerError,
-    Apply,
-    Ask,
     Interpreter,
-    Question,
-    Withdraw,
     choice_id,
 )
 from companion.games.tightrope.log import GameLog

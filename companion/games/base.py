@@ -257,6 +257,22 @@ class Withdraw:
 Decision = Apply | Ask | Withdraw
 
 
+def ask_anew(asked: dict[str, Question], needed: Iterable[Question]) -> list[Decision]:
+    """The questions to withdraw and to ask (new, or said better) for `needed` to be the
+    questions shown; `asked` (key -> question shown) is brought up to date."""
+    wanted = {q.key: q for q in needed}
+    out: list[Decision] = []
+    for key in list(asked):
+        if key not in wanted:
+            del asked[key]
+            out.append(Withdraw(key))
+    for key, q in wanted.items():
+        if asked.get(key) != q:
+            asked[key] = q
+            out.append(Ask(q))
+    return out
+
+
 class Interpreter(Protocol):
     """From what the camera saw to events: a pure decider (no I/O, no clock). The watcher's
     changes go in with `seen`, people's answers with `answer`; `decide` says what follows."""

@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from vision.types import Change, Observation, Reading
 
-from ..base import AnswerError, Apply, Ask, Choice, Decision, Question, Withdraw
+from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
 from .rules import KNIGHT_VALUES, SHIELD_VALUES, Card, CardsPlayed, Colour, Game, Passed, RuleError
 
 SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
@@ -303,18 +303,8 @@ class Interpreter:
         step = self._next(game, t)
         if step is not None:
             return [step]
-        needed = {q.key: q for q in self._questions(game, t)
-                  if self._waved.get(q.key) != self._version}
-        out: list[Decision] = []
-        for key in list(self.asked):
-            if key not in needed:
-                del self.asked[key]
-                out.append(Withdraw(key))
-        for key, q in needed.items():
-            if self.asked.get(key) != q:
-                self.asked[key] = q
-                out.append(Ask(q))
-        return out
+        return ask_anew(self.asked, (q for q in self._questions(game, t)
+                                     if self._waved.get(q.key) != self._version))
 
     def _next(self, game: Game, t: float) -> Apply | None:
         seat = game.turn

@@ -32,7 +32,7 @@ from typing import Any
 
 from vision.types import CardId, Change, Observation, Reading
 
-from ..base import AnswerError, Apply, Ask, Choice, Decision, Question, Withdraw
+from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
 from .cardtable import Card, CardTable, Stands
 from .events import PlayCorrected, RecordEvent, ScoringCorrected
 from .rules import CardPlayed, Colour, Game, ScoringCard, ScoringRevealed
@@ -319,17 +319,7 @@ class Interpreter:
         step = self._next(game, t)
         if step is not None:
             return [replace(step, position=(game.round_index, game.trick_index))]
-        needed = {q.key: q for q in self._questions(game, t)}
-        out: list[Decision] = []
-        for key in list(self.asked):
-            if key not in needed:
-                del self.asked[key]
-                out.append(Withdraw(key))
-        for key, q in needed.items():
-            if self.asked.get(key) != q:
-                self.asked[key] = q
-                out.append(Ask(q))
-        return out
+        return ask_anew(self.asked, self._questions(game, t))
 
     def _forget_all(self) -> list[str]:
         keys = list(self.asked)
