@@ -364,6 +364,22 @@ def test_an_unsure_card_cleared_before_it_was_named_is_asked_not_the_next_one():
                         CardsPlayed(0, (C("red-4"),))]
 
 
+def test_a_card_seen_again_after_a_card_laid_over_it_hid_it_is_not_laid_twice():
+    # unseen design, seed 6: Cy's green 3 vanished under his shield 10 for a moment, and came
+    # back as a new track, read unsure
+    t = Table(players=3, first=2)
+    g = t.lay(2, sure("green-3"))
+    t.wait()
+    t.lay(0, sure("green-4"))
+    t.wait()
+    t.lay(2, sure("shield-10"))
+    t.take(g, dt=0.7)
+    t.lay(2, read(("green-3", 0.87), ("green-5", 0.07)), dt=0.9)
+    t.wait()
+    assert t.events == [CardsPlayed(2, (C("green-3"),)), CardsPlayed(0, (C("green-4"),)),
+                        Passed(1), CardsPlayed(2, (C("shield-10"),))]
+
+
 def test_a_card_moved_within_the_zone_is_not_played_twice():
     t = Table(players=3)
     a = t.lay(0, sure("red-7"))

@@ -38,7 +38,7 @@ MAX_REREADS = 10    # fresh reads of a still card read `unknown` before that is 
 SAME_LOOK = 0.75    # a track's place still looks like it (normalised correlation of thumbnails)
 SAME_CHROMA = 0.04  # ... and its mean colour (chromaticity) is within this of the card's
 LAID_OVER = 0.2     # a sure read of another card this many card widths off a track's place
-UNDER = 0.5         # a card this much under cards laid later lies there still, unseen
+UNDER = 0.3         # a card this much under cards laid later lies there still, unseen
 
 
 def _key(r: Reading) -> str | None:

@@ -46,6 +46,7 @@ read only through `candidates` and `sure_name` below.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -57,6 +58,9 @@ from .rules import KNIGHT_VALUES, SHIELD_VALUES, Card, CardsPlayed, Colour, Game
 
 SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
 GONE_S = 1.0           # ... or this long after all of it was taken away (not a card moved)
+SEEN_AGAIN_S = 3.0     # a counted card seen again within this long of leaving, at its place
+SAME_PLACE = 0.5       # (within this many card widths), and read as it with at least
+MAY_BE_SAME = 0.2      # this probability, is the card seen again, not a new one
 MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
 MIN_ODDS = 4.0         # this many times likelier than the next legal card,
 MIN_RAW = 0.25         # and the reader itself gave it at least this
@@ -169,6 +173,14 @@ class Seen:
     refused: str = ""                # why the rules refused the play it was part of
     contest: int = -1                # counted: the contest it was laid in
     at: int = -1                     # counted: its event's place in the game's log
+    center: tuple[float, float] = (0.0, 0.0)
+    width: float = 0.0               # the card's width in the frame
+
+
+def _width(obs: Observation) -> float:
+    q = obs.quad
+    return float(min(math.hypot(*(q[1] - q[0])), math.hypot(*(q[2] - q[1])))) if len(q) == 4 \
+        else 0.0
 
 
 def _zone(obs: Observation) -> int | None:
@@ -203,13 +215,34 @@ class Interpreter:
                     card.present, card.gone_t = False, t
             elif card is None:
                 self._order += 1
-                self.cards[obs.track] = Seen(obs.track, _zone(obs), obs.reading, t, self._order)
+                card = Seen(obs.track, _zone(obs), obs.reading, t, self._order, center=obs.center,
+                            width=_width(obs))
+                self.cards[obs.track] = card
+                self._seen_again(card, t)
                 for other in self._waiting(_zone(obs)):  # new evidence: asked again
                     other.refused = ""
             else:  # the same card, read again
                 card.reading, card.present = obs.reading, True
                 if card.status == "waiting":
                     card.zone, card.refused = _zone(obs), ""
+
+    def _seen_again(self, card: Seen, t: float) -> None:
+        """A card that appears where a counted card of the seat left a moment ago, while a card
+        laid after it still lies there (it was covered, not taken away), and may read as it, is
+        that card seen again, not a new one."""
+        for old in self.cards.values():
+            if old.status != "counted" or old.present or old.zone != card.zone or \
+                    t - old.gone_t > SEEN_AGAIN_S or not any(
+                        o.present and o.zone == card.zone and o.order > old.order
+                        and o is not card for o in self.cards.values()):
+                continue
+            near = math.hypot(old.center[0] - card.center[0], old.center[1] - card.center[1])
+            if near <= SAME_PLACE * max(old.width, card.width) and \
+                    _probability(card.reading, old.named or sure_name(old.reading) or "") \
+                    >= MAY_BE_SAME:
+                card.status, card.contest, card.at = "counted", old.contest, old.at
+                old.status = "ignored"
+                return
 
     def applied(self, decision: Apply) -> None:
         """The referee applied `decision`: its cards now stand for its play."""
