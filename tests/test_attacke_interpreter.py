@@ -151,8 +151,13 @@ def play_out(events: list, rng: random.Random) -> Table:
             # the next seat's card settles the play (where the interpreter has caught up with
             # the game: no earlier pass waits for a sign), or time does
             caught_up = len(table.game.log) == len(truth.log)
-            if not (caught_up and isinstance(after, CardsPlayed) and after.seat != event.seat
-                    and rng.random() < 0.5):
+            if event.concealed:  # the person says how many lie face down
+                table.wait()
+                key = f"backs:{truth.contest.index}:{event.seat}"
+                assert table.questions[key].ok == str(event.concealed)
+                table.answer(key, str(event.concealed))
+            elif not (caught_up and isinstance(after, CardsPlayed) and after.seat != event.seat
+                      and rng.random() < 0.5):
                 table.wait()
         elif laid[event.seat]:
             if rng.random() < 0.5:
@@ -413,7 +418,12 @@ def test_a_back_counts_one_face_down_in_the_concealed_variant():
     t.lay(1, sure("back"))
     t.lay(1, sure("back"))
     t.wait()
-    assert t.events[-1] == CardsPlayed(1, (C("red-2"),), 2)
+    # backs lie in a heap the camera cannot count: a person says how many, OK the camera's
+    q = t.questions["backs:0:1"]
+    assert q.ok == "2" and [c.id for c in q.choices] == ["1", "2", "3", "4"]
+    assert t.events[-1] == CardsPlayed(0, (C("red-3"),))
+    t.answer(q.key, "3")  # one lay hidden under the others
+    assert t.events[-1] == CardsPlayed(1, (C("red-2"),), 3)
     # not in the plain game: a back there is asked about
     plain = Table()
     plain.lay(0, sure("red-3"))

@@ -34,7 +34,9 @@ in a contest), or part of a play the rules refused as a whole (not higher, more 
 hand holds) is asked about: "Which card did Ben lay in contest 3?", every card the rules allow
 there, ranked by the reader, with OK confirming the reader's own sure read where it is one of
 them. An answer names a card (`red-3`, `shield-10`, `back`), says it is no card of the game
-(`none`), or, for a pass, `passed` / `wait`.
+(`none`), or, for a pass, `passed` / `wait`. Face-down cards (A12) lie in a heap the camera
+cannot count: a play with backs waits for a person to say how many ("How many cards did Cy lay
+face down in contest 3?", 1 to his hand, OK confirming the camera's count).
 
 Undo: the cards of an event taken back are no card of the game any more (taken back, they are
 not taken again), and no pass is inferred from the table until it changes. Attacke has no
@@ -197,6 +199,7 @@ class Interpreter:
     _held: int | None = None                                    # the version at the last undo
     _waved: dict[str, int] = field(default_factory=dict)        # key -> version when waved off
     _said_passed: set[tuple[int, int]] = field(default_factory=set)  # (contest, seat)
+    _face_down: dict[tuple[int, int], int] = field(default_factory=dict)  # (contest, seat): said
     _now: float = 0.0                        # the time of the last decision
     _turn_began: float = 0.0                 # when the last event was applied
 
@@ -276,6 +279,7 @@ class Interpreter:
             if card.status == "counted" and card.at >= len(game.log):
                 card.status = "ignored"
         self._said_passed.clear()
+        self._face_down.clear()
         self._held = self._version
 
     def corrected(self, correction: Any, game: Game) -> Apply | None:
@@ -299,6 +303,9 @@ class Interpreter:
                 card.status = "ignored"
             else:
                 self._name(card, choice, game)
+        elif kind == "backs":
+            contest, seat = (int(x) for x in rest.split(":"))
+            self._face_down[(contest, seat)] = int(choice)
         elif kind == "pass":
             contest, seat = (int(x) for x in rest.split(":"))
             if choice == "passed":
@@ -377,7 +384,13 @@ class Interpreter:
         if any(n is None for n in names):
             return None
         up = tuple(Card.parse(n) for n in names if n is not None and n != BACK)
-        return CardsPlayed(seat, up, sum(n == BACK for n in names)), mine
+        backs = sum(n == BACK for n in names)
+        if backs:  # backs lie in a heap the camera cannot count: a person says how many
+            said = self._face_down.get((game.contest.index, seat))
+            if said is None:
+                return None
+            backs = said
+        return CardsPlayed(seat, up, backs), mine
 
     def _certain(self, game: Game, seat: int, mine: list[Seen]) -> list[str | None]:
         """Each waiting card's certain name, or None; a card is narrowed beside the others of
@@ -486,6 +499,16 @@ class Interpreter:
                     (*(Choice(n, _label(n)) for n in ranked),
                      Choice("none", "Not a card of the game")),
                     ok, seat, index, 0, c.track))
+            backs = sum(n == BACK for n in names)
+            if backs and (index, seat) not in self._face_down:
+                most = max(backs, game.piles.hands[seat] - (len(names) - backs))
+                out.append(Question(
+                    f"backs:{index}:{seat}",
+                    f"How many cards did {name} lay face down in {where}? The camera sees "
+                    f"{backs}; face-down cards in a heap may hide one another.",
+                    tuple(Choice(str(k), str(k)) for k in range(1, most + 1)),
+                    str(backs), seat, index, 0,
+                    next(c.track for c, n in zip(mine, names, strict=True) if n == BACK)))
             return out
         laid = self._laid(game, seat)
         present = [c for c in laid if c.present]

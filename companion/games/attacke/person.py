@@ -38,6 +38,9 @@ class Person:
             return ids[-1]
         if kind == "pass":
             return "passed" if seat in contest.passed else "wait"
+        if kind == "backs":  # the seat's face-down cards of the contest not counted yet
+            laid = contest.concealed[seat] - _counted(state, index, seat)["back"]
+            return str(laid) if str(laid) in ids else ids[-1]
         if kind != "card":
             return ids[-1]
         counted = _counted(state, index, seat)
