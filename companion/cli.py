@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="a simulated game through the whole companion")
     p.add_argument("--game", choices=GAMES, default=DEFAULT,
-                   help="the game to play (default: tightrope; attacke)")
+                   help="the game to play: tightrope (the default) or attacke")
     p.add_argument("--players", type=int, help="how many (default 3)")
     p.add_argument("--seed", type=int, default=1, help="which random game (and footage)")
     p.add_argument("--rounds", type=int, help="stop after this many rounds (default: all)")

@@ -53,6 +53,12 @@ def demo_events(args: argparse.Namespace) -> list[Any]:
     if players not in spec.seats:
         raise ValueError(f"{spec.title} is for {spec.seats[0]} to {spec.seats[-1]} players, "
                          f"not {players}")
+    own = {"tightrope": ("tactical", "simultaneous", "rounds"),
+           "attacke": ("concealed", "persevering")}
+    other = next((flag for game, flags in own.items() if game != spec.name for flag in flags
+                  if getattr(args, flag, None)), None)
+    if other is not None:
+        raise ValueError(f"--{other} is not a variant of {spec.title}")
     if spec.name == "tightrope":
         variant = Variant(args.tactical, args.simultaneous)
         return random_game(random.Random(args.seed), players, variant, rounds=args.rounds)

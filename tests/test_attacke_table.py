@@ -27,3 +27,34 @@ def test_the_demo_s_attacke_game_is_scored_contest_by_contest(demo_game):
     assert result["contests"] == 10
     assert (result["right"], result["wrong"], result["not_scored"]) == (10, 0, 0)
     assert result["questions"] == result["questions_offering_the_truth"] <= 2
+
+
+@pytest.mark.parametrize("flags, message", [
+    ({"game": "attacke", "tactical": True}, "--tactical is not a variant of Attacke"),
+    ({"concealed": True}, "--concealed is not a variant of Tightrope"),
+    ({"game": "attacke", "players": 7}, "Attacke is for 2 to 6 players, not 7"),
+    ({"players": 2}, "Tightrope is for 3 to 5 players, not 2"),
+    ({"game": "solo"}, "the demo plays tightrope and attacke; the solo game is not refereed"),
+])
+def test_the_demo_refuses_what_its_game_cannot_play_in_one_line(flags, message):
+    import argparse
+
+    from companion.demo import demo_events
+
+    args = argparse.Namespace(**{"game": "tightrope", "players": None, "seed": 1,
+                                 "rounds": None, "tactical": False, "simultaneous": False,
+                                 "concealed": False, "persevering": False, **flags})
+    with pytest.raises(ValueError, match=message):
+        demo_events(args)
+
+
+def test_the_demo_draws_an_attacke_game_with_its_variant():
+    import argparse
+
+    from companion.demo import demo_events
+
+    args = argparse.Namespace(game="attacke", players=5, seed=3, rounds=None, tactical=False,
+                              simultaneous=False, concealed=True, persevering=True)
+    events = demo_events(args)
+    assert len(events[0].players) == 5 and events[0].variant.concealed
+    assert ATTACKE.fold(enumerate(events, 1)).game_over
