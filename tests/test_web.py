@@ -20,6 +20,7 @@ import pytest
 
 from companion.commands import Flush, ManualEvent, NewGame
 from companion.games import game_named
+from companion.games.attacke.rules import Passed
 from companion.games.tightrope.log import fold_record
 from companion.games.tightrope.randgame import random_game
 from companion.games.tightrope.rules import (
@@ -1382,6 +1383,31 @@ def test_tightrope_writes_are_refused_on_an_attacke_game_and_undo_works(attacke:
     assert response.status_code == 200
     contest = attacke.client.get("/api/view").json["view"]["state"]["contest"]
     assert contest["totals"] == [3, 0, 0] and attacke.referee.game.turn == 2
+
+
+def test_the_attacke_player_at_turn_passes_through_the_api(attacke: Env, env: Env) -> None:
+    # Ana (seat 0) is to play in the ninth contest; Ben passed already
+    game = attacke.referee.game
+    assert game.turn == 0
+    before = attacke.fingerprint()
+    for body, status, error in [({"seat": 1}, 409, "A3"), ({"seat": 9}, 400, "seat"),
+                                ({}, 400, "seat")]:
+        response = attacke.client.post("/api/pass", json=body, headers=HOST)
+        assert response.status_code == status and error in response.json["error"], body
+        assert attacke.fingerprint() == before
+    assert attacke.client.post("/api/pass", json={"seat": 0}).status_code in (401, 403)
+    response = attacke.client.post("/api/pass", json={"seat": 0}, headers=HOST)
+    assert response.status_code == 200, response.json
+    assert attacke.referee.game.log[-1] == Passed(0) and attacke.referee.game.turn == 2
+    page = attacke.client.get("/").get_data(as_text=True)
+    assert 'id="a-pass"' in page
+
+
+def test_a_pass_is_refused_when_no_attacke_game_is_in_play(env: Env) -> None:
+    response = env.client.post("/api/pass", json={"seat": 0}, headers=HOST)
+    assert response.status_code == 409
+    assert response.json["error"] == ("a pass is a move of Attacke, and no game of Attacke is "
+                                      "in play")
 
 
 def test_an_attacke_question_is_a_conflict_as_in_tightrope(attacke: Env) -> None:

@@ -281,6 +281,19 @@ def reveal() -> Response:
     return ok()
 
 
+@bp.post("/pass")
+@host_only
+def pass_turn() -> Response:
+    """The Attacke player at turn says "pass" (A7): the camera sees a pass only when his cards
+    leave the table."""
+    body = json_body({"seat"})
+    game = ctx().referee.game
+    if game is None or ctx().referee.spec.name != "attacke":
+        raise Refused("a pass is a move of Attacke, and no game of Attacke is in play")
+    call(ManualEvent(attacke.Passed(whole(body, "seat", 0, len(game.players) - 1))))
+    return ok()
+
+
 @bp.post("/undo")
 @host_only
 def undo() -> Response:

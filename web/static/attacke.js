@@ -151,6 +151,12 @@ const TR_ATTACKE = (() => {
       drawLastPhoto(v.game_id, last);
     }
     drawHistory(v);
+    const pass = $("a-pass");
+    pass.hidden = state.game_over || state.turn === null;
+    if (!pass.hidden) {
+      pass.textContent = `${names[state.turn]} passes`;
+      pass.dataset.seat = String(state.turn);
+    }
   }
 
   return {draw, where};

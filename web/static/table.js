@@ -322,6 +322,8 @@
   });
   $("undo").addEventListener("click", () => post("/api/undo", {}).then(() => toast("undone")).catch(() => {}));
   $("a-undo").addEventListener("click", () => post("/api/undo", {}).then(() => toast("undone")).catch(() => {}));
+  $("a-pass").addEventListener("click", (e) => post("/api/pass", {seat: Number(e.target.dataset.seat)})
+    .then(() => toast("passed")).catch(() => {}));
 
   function connect() {
     const source = new EventSource("/events" + (lastId ? "?last=" + lastId : ""));
