@@ -252,23 +252,23 @@ class Referee:
 
     def _decide(self, t: float) -> list[Moment]:
         """Let the interpreter decide, apply what it decided, until nothing more follows."""
-        tricks: list[Moment] = []
+        moments: list[Moment] = []
         for _ in range(MAX_STEPS):
             applied = False
             for decision in self.interpreter.decide(self.game, t):
                 match decision:
                     case Apply():
-                        trick = self._apply_decision(decision)
+                        moment = self._apply_decision(decision)
                         applied = True  # applied or refused: the next pass follows from it
-                        if trick is not None:
-                            tricks.append(trick)
+                        if moment is not None:
+                            moments.append(moment)
                     case Ask(question=q):
                         self._ask(q)
                     case Withdraw(key=key):
                         self.conflicts = [c for c in self.conflicts if c.key != key]
             if not applied:
                 break
-        return tricks
+        return moments
 
     def _apply_decision(self, decision: Apply) -> Moment | None:
         """Apply what the interpreter decided: the moment (a trick) it completed, or None; the
@@ -302,23 +302,24 @@ class Referee:
             self.interpreter = self._interpreter()
         self.publish()
 
-    def _interpreter(self) -> Interpreter:
-        if self.spec.interpreter is None:
-            raise CommandError(f"{self.spec.title} cannot be refereed at the table yet")
-        return self.spec.interpreter()
+    def _interpreter(self, spec: GameSpec | None = None) -> Interpreter:
+        """A new interpreter for the game (in play, or `spec`); a game the table cannot
+        referee is a CommandError."""
+        spec = spec or self.spec
+        if spec.interpreter is None:
+            raise CommandError(f"{spec.title} cannot be refereed at the table yet")
+        return spec.interpreter()
 
     def _new_game(self, setup: Any, game: str) -> int:
         spec = game_named(game)
-        if spec.interpreter is None:  # before anything is stored
-            raise CommandError(f"{spec.title} cannot be refereed at the table yet")
+        interpreter = self._interpreter(spec)  # before anything is stored
         log = spec.log([setup])  # the rules check the set-up before anything is stored
         game_id = self.store.new_game(setup, game=spec.name)  # if it fails, the old game stays
         if self.game_id is not None:
             self.store.finish(self.game_id)
         self.game_id, self.storage_error = game_id, ""
-        self.spec, self.log = spec, log
+        self.spec, self.log, self.interpreter = spec, log, interpreter
         self.conflicts = []
-        self.interpreter = self._interpreter()
         self.message = "new game: " + ", ".join(setup.players)
         self._tell(Started(self.game_id))
         return self.game_id

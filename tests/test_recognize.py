@@ -145,3 +145,22 @@ def test_a_box_smaller_than_a_card_inside_one_is_part_of_it_however_it_reads():
     assert part_of_a_card(red_zero, half, [value])
     assert not part_of_a_card(red_zero, value + np.float32([0, 58]), [value])  # a whole card
     assert not part_of_a_card(red_zero, value, [value])  # itself
+
+
+def _box(cx: float, cy: float, w: float = 60, h: float = 90) -> np.ndarray:
+    return np.float32([[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2],
+                       [cx + w / 2, cy + h / 2], [cx - w / 2, cy + h / 2]])
+
+
+def test_a_box_across_two_cards_of_a_fan_is_no_third_card():
+    from vision.recognize import across_a_pile
+
+    left, right = _box(100, 100), _box(140, 100)  # a fan: the right card half over the left
+    spanning = _box(120, 110, 70, 80)  # a box across both, read surely as some card
+    assert across_a_pile([left, right, spanning]) == {2}
+    assert across_a_pile([left, right]) == set()
+    # the middle card of a fan of three lies under its neighbours' boxes: known before, it
+    # stays; a new box there is dropped
+    middle, far = _box(120, 100), _box(160, 100)
+    assert across_a_pile([far], known=[left, middle]) == set()
+    assert across_a_pile([middle], known=[left, right]) == {0}
