@@ -461,3 +461,36 @@ def test_six_attacke_players_fit_a_phone(tmp_path: Path, page: Any, attacke_at_t
             page.screenshot(path=str(ARTIFACTS / f"phone-attacke6-{name}.png"), full_page=True)
     finally:
         table.close()
+
+
+def test_a_game_of_attacke_starts_on_the_setup_page_and_its_player_passes(
+        tmp_path: Path, page: Any) -> None:
+    """On a phone: the host starts a game of Attacke on the Setup page, and the player at turn
+    says "pass" with the table page's button (the camera sees a pass only when cards leave)."""
+    table = Table(tmp_path, pin=False)
+    try:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(table.url + "/setup")
+        page.fill("#set-pin input[name=pin]", PIN)
+        page.click("#set-pin button")
+        page.wait_for_selector("#host-state >> text=logged in as host", timeout=3000)
+        page.click("#attacke-setup summary")
+        names = page.locator("#new-attacke input[name=player]")
+        for i, name in enumerate(["Ana", "Ben", "Cy"]):
+            names.nth(i).fill(name)
+        page.select_option("#new-attacke select[name=first_player]", "1")
+        page.check("#new-attacke input[name=concealed]")
+        page.click("#new-attacke button[type=submit]")
+        page.wait_for_selector("#attacke-wrap:not([hidden]) #a-seat-2", timeout=5000)
+        game = table.referee.game
+        assert game.players == ("Ana", "Ben", "Cy") and game.setup.first_player == 1
+        assert game.setup.variant.concealed and table.referee.spec.name == "attacke"
+        page.click("#a-manual summary")
+        assert page.text_content("#a-pass") == "Ben passes"  # the opener, with no knight
+        page.click("#a-pass")
+        page.wait_for_selector("#a-pass >> text=Cy passes", timeout=3000)
+        assert [type(e).__name__ for e in table.store.events(table.referee.game_id)[1:]] == [
+            "Passed"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        table.close()

@@ -33,6 +33,14 @@
       tactical: form.elements.tactical.checked, simultaneous: form.elements.simultaneous.checked};
     post("/api/game", body).then(() => { location.href = "/"; }).catch(() => {});
   });
+  on("new-attacke", "submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const players = [...form.querySelectorAll("input[name=player]")].map((i) => i.value.trim()).filter((v) => v);
+    const body = {game: "attacke", players, first_player: num(form, "first_player"),
+      persevering: form.elements.persevering.checked, concealed: form.elements.concealed.checked};
+    post("/api/game", body).then(() => { location.href = "/"; }).catch(() => {});
+  });
 
   // Corrections: tap a card of a trick, give the right one. Rounds and tricks are numbered from
   // 1 on the page, from 0 in the record; the page knows which reveal of the round a card is.
