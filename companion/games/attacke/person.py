@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .rules import Contest, Game
+from .rules import CardsPlayed, Contest, Game
 
 
 def _contest(true: Game, index: int) -> Contest | None:
@@ -27,6 +27,7 @@ class Person:
         self.true = true
         # (contest, seat) -> (the seat's cards the table counted then, the cards named since)
         self._named: dict[tuple[int, int], tuple[int, Counter[str]]] = {}
+        self._plays = _plays(true)
 
     def answer(self, conflict: dict[str, Any], state: dict[str, Any]) -> str:
         """The choice id a person who saw the table picks for `conflict`."""
@@ -50,7 +51,10 @@ class Person:
         left = Counter(str(c) for c in contest.played[seat])
         left["back"] = contest.concealed[seat]
         left = left - counted - named
-        wanted = next((i for i in ids if left[i] > 0), None)  # the reader's ranking first
+        # he saw the card: one of the play the table is at (the first not counted yet)
+        now = _play_at(self._plays.get((index, seat), []), sum(counted.values())) - named
+        wanted = next((i for i in ids if now[i] > 0), None) or \
+            next((i for i in ids if left[i] > 0), None)  # the reader's ranking first
         if wanted is None:
             return "none" if "none" in ids else ids[-1]
         named[wanted] += 1
@@ -66,3 +70,25 @@ def _counted(state: dict[str, Any], index: int, seat: int) -> Counter[str]:
     counted = Counter(shown["cards"][seat])
     counted["back"] = int(shown.get("concealed", [0] * (seat + 1))[seat])
     return counted
+
+
+def _plays(true: Game) -> dict[tuple[int, int], list[Counter[str]]]:
+    """(contest, seat) -> the seat's plays in that contest, in order, as cards by name."""
+    game = Game(true.setup)
+    out: dict[tuple[int, int], list[Counter[str]]] = {}
+    for event in true.log[1:]:
+        if isinstance(event, CardsPlayed):
+            cards = Counter(str(c) for c in event.cards)
+            cards["back"] = event.concealed
+            out.setdefault((game.contest.index, event.seat), []).append(cards)
+        game.apply(event)
+    return out
+
+
+def _play_at(plays: list[Counter[str]], counted: int) -> Counter[str]:
+    """The first play not wholly among the `counted` cards."""
+    for play in plays:
+        counted -= sum(play.values())
+        if counted < 0:
+            return play
+    return Counter()
