@@ -11,6 +11,35 @@ from companion.commands import Seen
 from vision.types import CardId, Change, Observation, Reading
 
 
+def settle(interpreter: Any, log: Any, t: float, questions: dict[str, Any],
+           refused: list[str], applied: list[Any] | None = None) -> None:
+    """Drive an interpreter as the referee does: apply what it decides through the game's log
+    (telling it applied or refused), keep the questions shown, until nothing more follows."""
+    from companion.games.base import Apply, Ask, Withdraw
+
+    for _ in range(200):
+        progressed = False
+        for d in interpreter.decide(log.game, t):
+            if isinstance(d, Apply):
+                try:
+                    log.apply(d.event)
+                except ValueError as err:
+                    interpreter.refused(d, str(err))
+                    refused.append(str(err))
+                else:
+                    interpreter.applied(d)
+                    if applied is not None:
+                        applied.append(d.event)
+                progressed = True
+            elif isinstance(d, Ask):
+                questions[d.question.key] = d.question
+            elif isinstance(d, Withdraw):
+                questions.pop(d.key, None)
+        if not progressed:
+            return
+    raise AssertionError("the interpreter never settles")
+
+
 def ask_about_a_card(referee: Any, seat: int, *candidates: tuple[str, float], t: float = 1.0,
                      track: int = 9001) -> None:
     """The camera saw `seat`'s card and is unsure of it (reader candidates (label, p)): the

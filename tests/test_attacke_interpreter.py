@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from conftest import settle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +28,7 @@ from companion.games.attacke.rules import (
     Passed,
     Variant,
 )
-from companion.games.base import AnswerError, Apply, Ask, EventLog, Question, Withdraw
+from companion.games.base import AnswerError, EventLog, Question
 from vision.types import Change, Observation, Reading
 
 QUAD = np.zeros((4, 2), np.float32)
@@ -92,25 +93,7 @@ class Table:
         self.settle()
 
     def settle(self) -> None:
-        for _ in range(200):
-            applied = False
-            for d in self.it.decide(self.game, self.t):
-                if isinstance(d, Apply):
-                    try:
-                        self.log.apply(d.event)
-                    except ValueError as err:
-                        self.it.refused(d, str(err))
-                        self.refused.append(str(err))
-                    else:
-                        self.it.applied(d)
-                    applied = True
-                elif isinstance(d, Ask):
-                    self.questions[d.question.key] = d.question
-                elif isinstance(d, Withdraw):
-                    self.questions.pop(d.key, None)
-            if not applied:
-                return
-        raise AssertionError("the interpreter never settles")
+        settle(self.it, self.log, self.t, self.questions, self.refused)
 
     def answer(self, key: str, choice: str) -> None:
         self.it.answer(key, choice, self.game, self.t)

@@ -6,10 +6,11 @@ import random
 
 import numpy as np
 import pytest
+from conftest import settle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import AnswerError, Apply, Ask, Question, Withdraw
+from companion.games.base import AnswerError, Question
 from companion.games.tightrope.events import PlayCorrected
 from companion.games.tightrope.interpreter import (
     MISSING_GRACE_S,
@@ -93,25 +94,7 @@ class Table:
         self.settle()
 
     def settle(self) -> None:
-        for _ in range(200):
-            applied = False
-            for d in self.it.decide(self.game, self.t):
-                if isinstance(d, Apply):
-                    try:
-                        self.log.apply(d.event)
-                    except ValueError as err:
-                        self.it.refused(d, str(err))
-                        self.refused.append(str(err))
-                    else:
-                        self.it.applied(d)
-                        self.applied.append(d.event)
-                    applied = True
-                elif isinstance(d, Ask):
-                    self.questions[d.question.key] = d.question
-                elif isinstance(d, Withdraw):
-                    self.questions.pop(d.key, None)
-            if not applied:
-                return
+        settle(self.it, self.log, self.t, self.questions, self.refused, self.applied)
 
     def answer(self, key: str, choice: str) -> None:
         self.it.answer(key, choice, self.game, self.t)
