@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 from conftest import settle
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion.games.base import AnswerError, Question
@@ -550,6 +550,8 @@ def _truth_for(q: Question, true_card: dict[int, CardId], true: GameLog, table: 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), players=st.sampled_from([3, 4, 5]),
        tactical=st.booleans(), simultaneous=st.booleans())
+# a person kept the 1 the camera read as 2; a red zero then read surely as 1 took its place
+@example(seed=6935, players=5, tactical=True, simultaneous=False)
 def test_a_weak_reader_and_a_person_never_score_a_trick_wrong(seed, players, tactical,
                                                               simultaneous):
     table, asked, true = play_with_a_weak_reader(seed, players, Variant(tactical, simultaneous))

@@ -42,11 +42,17 @@ class Card:
     present: bool = True             # still lies on the table
     named: Stands | None = None      # what a person said it is
     by_person: bool = False          # counted on a person's word, not the camera's read
+    confirmed: bool = False          # a person kept what it counts as: never asked again
     refused: str = ""                # why the rules refused what it was taken for
 
     @property
     def in_row(self) -> bool:
         return self.zone == "scoring"
+
+    @property
+    def seen(self) -> bool:
+        """The camera saw it (a card only a person named has a negative track)."""
+        return self.track >= 0
 
 
 class CardTable:

@@ -206,7 +206,7 @@ class Interpreter:
         if card is None:
             return
         if isinstance(decision.event, PlayCorrected | ScoringCorrected):
-            card.reading = None  # the answer to "which is it?" cannot stand: not asked again
+            card.confirmed = True  # the answer to "which is it?" cannot stand: not asked again
             return
         card.refused, card.named = why, None
 
@@ -304,7 +304,7 @@ class Interpreter:
     def _again_answered(self, card: Card, stands: Stands | None, game: Game,
                         choice: str) -> None:
         if stands is None or stands == card.counts_as:  # keep: this read is not asked again
-            card.reading = None
+            card.confirmed = True
             return
         self._fixes.append(_Fix(_correction(game, card, stands), card, stands))
 
@@ -385,9 +385,9 @@ class Interpreter:
             old.status = "ignored"
 
     def _stand_in(self, old: Card, stands: Stands, game: Game) -> bool:
-        if not old.by_person or _is(sure_card(old.reading), stands):
+        if not old.by_person or old.confirmed or _is(sure_card(old.reading), stands):
             return False
-        if old.reading is None:  # named, never seen
+        if not old.seen:
             return True
         latest = max((c.trick for c in self.table.counted(game.round_index)
                       if c.seat == old.seat), default=-1)
@@ -572,7 +572,7 @@ class Interpreter:
             if not c.present or c.reading is None:
                 continue
             read = sure_card(c.reading)
-            if c.status == "counted" and c.round == r and read is not None:
+            if c.status == "counted" and c.round == r and read is not None and not c.confirmed:
                 now = scoring_of(read) if c.seat is None else number_of(read)
                 if now is not None and now != c.counts_as and c.counts_as is not None:
                     place = ("in the scoring row" if c.seat is None
