@@ -249,8 +249,8 @@ def test_a_play_the_rules_refuse_as_a_whole_is_asked_and_ok_keeps_the_sure_read(
     assert t.refused and "A5" in t.refused[0]
     q = t.questions[f"card:{track}"]
     assert q.ok == "green-3" and "A5" in q.message
-    with pytest.raises(AnswerError):  # confirmed, it still does not beat 5
-        t.it.answer(f"card:{track}", "green-3", t.game, t.t)
+    t.answer(f"card:{track}", "green-3")  # confirmed, it still does not beat 5: one more card
+    assert "more:0:1" in t.questions and t.events == [CardsPlayed(0, (C("green-5"),))]
     # he was not done: a second card joins the play, and the two beat 5
     t.lay(1, sure("green-4"))
     t.wait()
@@ -388,9 +388,69 @@ def test_a_seat_whose_cards_still_lie_is_asked_whether_he_passed():
     t.lay(1, sure("red-7"))  # Ana's red 3 still lies there, and Ben lays again
     t.wait()
     q = t.questions["pass:0:0"]
-    assert [c.id for c in q.choices] == ["passed", "wait"] and q.seat == 0
+    assert [c.id for c in q.choices] == ["passed", "more", "wait"] and q.seat == 0
     t.answer("pass:0:0", "passed")
     assert t.events[-2:] == [Passed(0), CardsPlayed(1, (C("red-7"),))]
+
+
+def test_cards_the_camera_did_not_see_are_named_by_a_person_one_by_one():
+    t = Table()
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-4"))
+    t.wait()
+    t.lay(2, sure("red-5"))
+    t.wait()
+    t.lay(1, sure("red-7"))  # Ana laid two cards the camera missed, then Ben laid again
+    t.wait()
+    t.answer("pass:0:0", "more")
+    q = t.questions["more:0:0"]
+    assert {"red-2", "shield-7", "none"} <= {c.id for c in q.choices}
+    assert "counts nothing" in q.message
+    t.answer("more:0:0", "red-2")
+    t.wait()
+    assert "red 2" in t.questions["more:0:0"].message and len(t.events) == 3  # asked until done
+    t.answer("more:0:0", "red-3")
+    t.answer("more:0:0", "none")
+    t.wait()
+    assert t.events[3:] == [CardsPlayed(0, (C("red-2"), C("red-3"))),  # 8 beats Cy's 5
+                            CardsPlayed(1, (C("red-7"),))]             # and Ben's 11 beats 8
+    assert not t.questions
+
+
+def test_a_play_short_of_the_best_asks_for_the_card_the_camera_missed():
+    t = Table()
+    t.lay(0, sure("green-5"))
+    t.wait()
+    track = t.lay(1, sure("green-3"))  # he laid a green 4 under it, unseen
+    t.wait()
+    t.answer(f"card:{track}", "green-3")
+    q = t.questions["more:0:1"]
+    assert "green 3" in q.message and "green-4" in {c.id for c in q.choices}
+    t.answer("more:0:1", "green-4")
+    t.answer("more:0:1", "none")
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("green-3"), C("green-4"))) and not t.questions
+
+
+def test_cards_taken_away_after_another_seat_laid_are_no_pass_without_a_person():
+    t = Table(players=2)
+    a = t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-5"))
+    t.wait()
+    t.lay(1, sure("red-7"), dt=1.0)  # Ana laid unseen, Ben challenged again, then she passed
+    t.take(a, dt=1.0)
+    t.wait()
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-3"),)), CardsPlayed(1, (C("red-5"),))]
+    assert "another player laid a card" in t.questions["pass:0:0"].message
+    t.answer("pass:0:0", "more")
+    t.answer("more:0:0", "red-4")
+    t.answer("more:0:0", "none")
+    t.wait()
+    assert t.events[2:] == [CardsPlayed(0, (C("red-4"),)), CardsPlayed(1, (C("red-7"),)),
+                            Passed(0)]  # then her cards' leaving was her pass: Ben wins
 
 
 def test_a_back_counts_one_face_down_in_the_concealed_variant():

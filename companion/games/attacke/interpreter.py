@@ -17,7 +17,8 @@ outside every zone, and such a card is nobody's). What becomes an event:
   laid): the victor clearing his cards as soon as the others passed unseen. *Ruling:* a player
   who lays cards and takes them back at once has played them; a person undoes it.
 - **A pass by removal** (A7): every card the seat at turn laid in this contest has left his
-  zone, and stayed gone for `settle_s`: `Passed(seat)`.
+  zone, and stayed gone for `settle_s`: `Passed(seat)`. Not where another seat laid a card in
+  this turn before they left: he did something the camera did not see first, a person says what.
 - **A pass with an empty zone**: a seat at turn that has laid nothing in this contest (an
   opener with no knight, A3, or a player who never challenged) leaves nothing to see. Turns go
   clockwise and a player acts only in turn, so another seat still in the contest acting -- a card
@@ -34,9 +35,16 @@ in a contest), or part of a play the rules refused as a whole (not higher, more 
 hand holds) is asked about: "Which card did Ben lay in contest 3?", every card the rules allow
 there, ranked by the reader, with OK confirming the reader's own sure read where it is one of
 them. An answer names a card (`red-3`, `shield-10`, `back`), says it is no card of the game
-(`none`), or, for a pass, `passed` / `wait`. Face-down cards (A12) lie in a heap the camera
+(`none`), or, for a pass, `passed` / `more` / `wait`. Face-down cards (A12) lie in a heap the camera
 cannot count: a play with backs waits for a person to say how many ("How many cards did Cy lay
 face down in contest 3?", 1 to his hand, OK confirming the camera's count).
+
+Cards the camera did not see (a heap, a fan's hidden card): "Did Ben pass?" also offers "Ben
+laid cards the camera did not see", and a play refused as too low whose every card a person
+confirmed is short of a card; either way a person names the missing cards one by one (`more:`
+questions, until `none`), and the play waits for him. The next seat's turn begins when the
+table showed an event (`Position.shown`), not when it was applied: answers come late, and the
+table goes on meanwhile.
 
 Undo: the cards of an event taken back are no card of the game any more (taken back, they are
 not taken again), and no pass is inferred from the table until it changes. Attacke has no
@@ -51,12 +59,22 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from vision.types import Change, Observation, Reading
 
 from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
-from .rules import KNIGHT_VALUES, SHIELD_VALUES, Card, CardsPlayed, Colour, Game, Passed, RuleError
+from .rules import (
+    KNIGHT_VALUES,
+    SHIELD_VALUES,
+    Card,
+    CardsPlayed,
+    Colour,
+    Game,
+    NotHigher,
+    Passed,
+    RuleError,
+)
 
 SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
 GONE_S = 1.0           # ... or this long after all of it was taken away (not a card moved)
@@ -67,6 +85,7 @@ MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that
 MIN_ODDS = 4.0         # this many times likelier than the next legal card,
 MIN_RAW = 0.25         # and the reader itself gave it at least this
 BACK = "back"          # a card laid face down (A12)
+MORE = "more"          # the answer: he laid cards the camera did not see
 NAMES: tuple[str, ...] = (*(str(Card(v, c)) for c in Colour for v in sorted(KNIGHT_VALUES)),
                           *(str(Card(v)) for v in sorted(SHIELD_VALUES)), BACK)  # the deck
 
@@ -156,6 +175,15 @@ def _card(name: str) -> Card | None:
 
 # --- the table of physical cards ------------------------------------------------------------------
 
+
+class Position(NamedTuple):
+    """Where an Apply was decided (the interpreter's own use of `Apply.position`)."""
+
+    at: int                    # the event's place in the game's log
+    contest: int
+    tracks: tuple[int, ...]    # the cards that make it
+    shown: float               # when the table showed it: the next seat's turn began then
+
 Status = Literal["waiting", "counted", "ignored"]
 
 
@@ -177,6 +205,11 @@ class Seen:
     at: int = -1                     # counted: its event's place in the game's log
     center: tuple[float, float] = (0.0, 0.0)
     width: float = 0.0               # the card's width in the frame
+
+    @property
+    def seen(self) -> bool:
+        """The camera saw it; a card a person named that it never saw has a negative track."""
+        return self.track >= 0
 
 
 def _width(obs: Observation) -> float:
@@ -200,8 +233,9 @@ class Interpreter:
     _waved: dict[str, int] = field(default_factory=dict)        # key -> version when waved off
     _said_passed: set[tuple[int, int]] = field(default_factory=set)  # (contest, seat)
     _face_down: dict[tuple[int, int], int] = field(default_factory=dict)  # (contest, seat): said
-    _now: float = 0.0                        # the time of the last decision
-    _turn_began: float = 0.0                 # when the last event was applied
+    _short: set[tuple[int, int]] = field(default_factory=set)  # laid cards the camera missed
+    _unseen: int = 0                                            # cards named, never seen
+    _turn_began: float = 0.0                 # when the table showed the last event applied
 
     # -- what happened -------------------------------------------------------------------------
 
@@ -224,6 +258,7 @@ class Interpreter:
                 self._seen_again(card, t)
                 for other in self._waiting(_zone(obs)):  # new evidence: asked again
                     other.refused = ""
+                self._short = {(i, s) for i, s in self._short if s != card.zone}
             else:  # the same card, read again
                 card.reading, card.present = obs.reading, True
                 if card.status == "waiting":
@@ -234,7 +269,7 @@ class Interpreter:
         laid after it still lies there (it was covered, not taken away), and may read as it, is
         that card seen again, not a new one."""
         for old in self.cards.values():
-            if old.status != "counted" or old.present or old.zone != card.zone or \
+            if old.status != "counted" or old.present or not old.seen or old.zone != card.zone or \
                     t - old.gone_t > SEEN_AGAIN_S or not any(
                         o.present and o.zone == card.zone and o.order > old.order
                         and o is not card for o in self.cards.values()):
@@ -248,11 +283,13 @@ class Interpreter:
                 return
 
     def applied(self, decision: Apply) -> None:
-        """The referee applied `decision`: its cards now stand for its play."""
-        self._turn_began = self._now
-        if not isinstance(decision.event, CardsPlayed) or decision.position is None:
+        """The referee applied `decision`: its cards now stand for its play, and the next
+        seat's turn began when the table showed it (not when it was decided: a person's answer
+        may come long after, while the table goes on)."""
+        if not isinstance(decision.position, Position):
             return
-        at, contest, tracks = decision.position
+        at, contest, tracks, shown = decision.position
+        self._turn_began = max(self._turn_began, shown)
         for track in tracks:
             card = self.cards.get(track)
             if card is not None:
@@ -261,13 +298,13 @@ class Interpreter:
     def refused(self, decision: Apply, why: str) -> None:
         """The rules refused `decision`: its cards are asked about (a pass a person said is
         forgotten)."""
-        if isinstance(decision.event, Passed) and decision.position is not None:
-            self._said_passed.discard((decision.position[1], decision.event.seat))
+        if not isinstance(decision.position, Position):
+            return
+        if isinstance(decision.event, Passed):
+            self._said_passed.discard((decision.position.contest, decision.event.seat))
             self._held = self._version
             return
-        if decision.position is None:
-            return
-        for track in decision.position[2]:
+        for track in decision.position.tracks:
             card = self.cards.get(track)
             if card is not None:
                 card.refused, card.named = why, None
@@ -280,6 +317,7 @@ class Interpreter:
                 card.status = "ignored"
         self._said_passed.clear()
         self._face_down.clear()
+        self._short.clear()
         self._held = self._version
 
     def corrected(self, correction: Any, game: Game) -> Apply | None:
@@ -311,9 +349,26 @@ class Interpreter:
             if choice == "passed":
                 _check(game, Passed(seat))
                 self._said_passed.add((contest, seat))
+            elif choice == MORE:
+                self._short.add((contest, seat))
             else:
                 self._waved[key] = self._version
+        elif kind == "more":
+            contest, seat = (int(x) for x in rest.split(":"))
+            self._name_unseen(contest, seat, choice, game, t)
         self.asked.pop(key, None)
+
+    def _name_unseen(self, contest: int, seat: int, name: str, game: Game, t: float) -> None:
+        """A card the seat laid that the camera did not see, or `none`: he laid no more."""
+        if name == "none":  # (having named none, "did he pass?" waits for the table)
+            self._short.discard((contest, seat))
+            self._waved[f"pass:{contest}:{seat}"] = self._version
+            return
+        self._unseen += 1
+        self._order += 1
+        self._version += 1
+        self.cards[-self._unseen] = Seen(-self._unseen, seat, None, t, self._order,
+                                         present=False, gone_t=t, named=name)
 
     def _name(self, card: Seen, name: str, game: Game) -> None:
         before = card.named, card.refused
@@ -326,6 +381,13 @@ class Interpreter:
             try:
                 game.check(play[0])
             except RuleError as err:
+                key = (game.contest.index, seat)
+                if isinstance(err, NotHigher) and play[0].concealed:
+                    self._face_down.pop(key, None)  # too low: their count is asked again
+                    return
+                if isinstance(err, NotHigher):  # he laid one more the camera missed
+                    self._short.add(key)
+                    return
                 card.named, card.refused = before
                 raise AnswerError(str(err)) from err
 
@@ -334,7 +396,6 @@ class Interpreter:
     def decide(self, game: Game | None, t: float) -> list[Decision]:
         """What follows from the table and the game now: one Apply (the referee applies it and
         asks again), or the questions to ask and withdraw."""
-        self._now = t
         if game is None or game.game_over or game.turn is None:
             keys = list(self.asked)
             self.asked.clear()
@@ -350,9 +411,12 @@ class Interpreter:
         seat = game.turn
         assert seat is not None
         index = game.contest.index
+        begun = self._turn_began
         if (index, seat) in self._said_passed:
             self._said_passed.discard((index, seat))
-            return Apply(Passed(seat), position=(len(game.log), index, ()))
+            return Apply(Passed(seat), position=Position(len(game.log), index, (), begun))
+        if (index, seat) in self._short:  # a person is naming the cards the camera missed
+            return None
         mine = self._laying(seat)
         if mine:
             if not self._settled(mine, t):
@@ -361,18 +425,21 @@ class Interpreter:
             if play is None:
                 return None
             event, cards = play
-            named = next((c for c in cards if c.named is not None), None)
-            first = named or cards[0]
-            return Apply(event, first.track, named.named if named else None,
-                         (len(game.log), index, tuple(c.track for c in cards)))
+            seen = [c for c in cards if c.seen]
+            named = next((c for c in seen if c.named is not None), None)
+            first = named or (seen[0] if seen else None)
+            return Apply(event, first.track if first else None, named.named if named else None,
+                         Position(len(game.log), index, tuple(c.track for c in cards),
+                                  max((c.t for c in seen), default=begun)))
         if self._held == self._version:
             return None
-        laid = self._laid(game, seat)
-        if laid and not any(c.present for c in laid) and \
-                t - max(c.gone_t for c in laid) >= self.settle_s - 1e-9:
-            return Apply(Passed(seat), position=(len(game.log), index, ()))
+        laid = self._laid_seen(game, seat)
+        if laid and not any(c.present for c in laid) and not self._acted_before(seat, laid) \
+                and t - max(c.gone_t for c in laid) >= self.settle_s - 1e-9:
+            return Apply(Passed(seat), position=Position(
+                len(game.log), index, (), max(c.gone_t for c in laid)))
         if self._empty(game, seat) and self._other_acted(game, seat, t):
-            return Apply(Passed(seat), position=(len(game.log), index, ()))
+            return Apply(Passed(seat), position=Position(len(game.log), index, (), begun))
         return None
 
     def _play_of(self, game: Game, seat: int) -> tuple[CardsPlayed, list[Seen]] | None:
@@ -427,21 +494,37 @@ class Interpreter:
         it since his turn began. A card that left and was laid down again at
         once (moved: another card arrived there within GONE_S) is not laid twice. Where cards
         left for good, the laying ended then (the victor clearing his cards as soon as the
-        others passed unseen): it is the cards laid until then; what came later is his next."""
+        others passed unseen): it is the cards laid until then; what came later is his next.
+        A card that left with his counted cards was cleared with them, not laid."""
+        cleared = [c.gone_t for c in self.cards.values()
+                   if c.status == "counted" and c.zone == seat and c.seen and not c.present]
         zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
-                and (c.present or c.gone_t >= self._turn_began)]
+                and (c.present or (c.gone_t >= self._turn_began and not any(
+                    abs(c.gone_t - g) <= GONE_S for g in cleared)))]
         zone.sort(key=lambda c: c.order)
-        left = [c for c in zone if not c.present and not any(
+        left = [c for c in zone if c.seen and not c.present and not any(
             o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
-        if not left:
-            return [c for c in zone if c.present]
+        if not left:  # (a card a person named, unseen, is laid: it never lay in view)
+            return [c for c in zone if c.present or not c.seen]
         ended = min(c.gone_t for c in left)
-        return [c for c in zone if c.t <= ended and (c in left or c.present)]
+        return [c for c in zone if not c.seen or (c.t <= ended and (c in left or c.present))]
 
     def _laid(self, game: Game, seat: int) -> list[Seen]:
         """The counted cards `seat` laid in the contest in play."""
         return [c for c in self.cards.values() if c.status == "counted" and c.zone == seat
                 and c.contest == game.contest.index]
+
+    def _laid_seen(self, game: Game, seat: int) -> list[Seen]:
+        """Those of them the camera saw: only they can be seen leaving."""
+        return [c for c in self._laid(game, seat) if c.seen]
+
+    def _acted_before(self, seat: int, laid: list[Seen]) -> bool:
+        """Another seat laid a card in this turn before the seat's cards left: he did something
+        the camera did not see first (laid cards, or passed and cleared late); a person says
+        which."""
+        left = max(c.gone_t for c in laid)
+        return any(c.seen and c.status == "waiting" and c.zone is not None and c.zone != seat
+                   and self._turn_began <= c.t < left for c in self.cards.values())
 
     def _empty(self, game: Game, seat: int) -> bool:
         """Nothing of this contest lies in the seat's zone, and the game holds none of his."""
@@ -482,6 +565,8 @@ class Interpreter:
         where = f"contest {index + 1}"
         mine = self._laying(seat)
         out = []
+        if (index, seat) in self._short and all(self._certain(game, seat, mine)):
+            return [self._unseen_question(game, seat, mine)]
         if mine:
             if not self._settled(mine, t):
                 return []
@@ -510,20 +595,41 @@ class Interpreter:
                     str(backs), seat, index, 0,
                     next(c.track for c, n in zip(mine, names, strict=True) if n == BACK)))
             return out
-        laid = self._laid(game, seat)
+        laid = self._laid_seen(game, seat)
         present = [c for c in laid if c.present]
         gone = [c for c in laid if not c.present]
-        if self._empty(game, seat) or (laid and not present):
-            return []  # a pass with an empty zone, or by removal: no question
+        if self._empty(game, seat):
+            return []  # a pass with an empty zone: no question
+        acted_first = bool(gone) and self._acted_before(seat, laid)
+        if laid and not present and not acted_first:
+            return []  # a pass by removal: no question
         partly_gone = bool(gone) and t - max(c.gone_t for c in gone) >= self.settle_s - 1e-9
-        if partly_gone or self._other_acted(game, seat, t):
+        if partly_gone or acted_first or self._other_acted(game, seat, t):
+            why = ("another player laid a card before his were taken away" if acted_first
+                   else f"cards of {name}'s still lie in front of him")
             out.append(Question(
                 f"pass:{index}:{seat}",
-                f"It is {name}'s turn in {where}: did {name} pass? Cards of {name}'s still lie "
-                "in front of him.",
-                (Choice("passed", f"{name} passed"), Choice("wait", "Not yet")),
+                f"It is {name}'s turn in {where}: did {name} pass? The camera saw nothing new "
+                f"from him; {why}.",
+                (Choice("passed", f"{name} passed"),
+                 Choice(MORE, f"{name} laid cards the camera did not see"),
+                 Choice("wait", "Not yet")),
                 None, seat, index, 0, present[0].track if present else None))
         return out
+
+    def _unseen_question(self, game: Game, seat: int, mine: list[Seen]) -> Question:
+        """Which card the seat laid that the camera did not see (asked until `none`)."""
+        index, name = game.contest.index, game.players[seat]
+        names = [n for n in self._certain(game, seat, mine) if n is not None]
+        legal = [n for n in NAMES if legal_name(game, seat, n, names)
+                 and not (n == BACK and BACK in names)]  # face down: their count is asked
+        seen = ", ".join(_label(n) for n in names) or "nothing"
+        return Question(
+            f"more:{index}:{seat}",
+            f"Which card did {name} lay in contest {index + 1} that the camera did not see? "
+            f"The camera counts {seen} in this laying.",
+            (*(Choice(n, _label(n)) for n in legal), Choice("none", "No other card")),
+            None, seat, index, 0, next((c.track for c in mine if c.seen), None))
 
 
 # --- helpers -------------------------------------------------------------------------------------

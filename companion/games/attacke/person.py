@@ -9,6 +9,7 @@ person who named one of two unsure cards of a play names the other card for the 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -37,14 +38,20 @@ class Person:
         contest = _contest(self.true, index)
         if contest is None or seat is None:
             return ids[-1]
-        if kind == "pass":
+        counted = _counted(state, index, seat)
+        now = _play_at(self._plays.get((index, seat), []), sum(counted.values()))
+        if kind == "pass":  # he laid cards not counted yet, or passed, or has not acted
+            if now and "more" in ids:
+                return "more"
             return "passed" if seat in contest.passed else "wait"
         if kind == "backs":  # the seat's face-down cards of the contest not counted yet
             laid = contest.concealed[seat] - _counted(state, index, seat)["back"]
             return str(laid) if str(laid) in ids else ids[-1]
+        if kind == "more":  # he sees what the camera counts of the laying (the message says)
+            missing = now - _laying(str(conflict.get("message", "")))
+            return next((i for i in ids if missing[i] > 0), "none")
         if kind != "card":
             return ids[-1]
-        counted = _counted(state, index, seat)
         done, named = self._named.get((index, seat), (-1, Counter()))
         if done != sum(counted.values()):  # the play it named cards of was counted since
             named = Counter()
@@ -52,7 +59,7 @@ class Person:
         left["back"] = contest.concealed[seat]
         left = left - counted - named
         # he saw the card: one of the play the table is at (the first not counted yet)
-        now = _play_at(self._plays.get((index, seat), []), sum(counted.values())) - named
+        now -= named
         wanted = next((i for i in ids if now[i] > 0), None) or \
             next((i for i in ids if left[i] > 0), None)  # the reader's ranking first
         if wanted is None:
@@ -60,6 +67,16 @@ class Person:
         named[wanted] += 1
         self._named[(index, seat)] = (sum(counted.values()), named)
         return wanted
+
+
+def _laying(message: str) -> Counter[str]:
+    """The cards the camera counts of the laying, from the question's words ("The camera counts
+    green 4, face down in this laying.")."""
+    found = re.search(r"The camera counts (.*) in this laying", message)
+    if found is None or found.group(1) == "nothing":
+        return Counter()
+    return Counter("back" if label == "face down" else label.replace(" ", "-")
+                   for label in found.group(1).split(", "))
 
 
 def _counted(state: dict[str, Any], index: int, seat: int) -> Counter[str]:
