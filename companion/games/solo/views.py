@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any
 
 from .cards import RANK_NAMES, Card
-from .odds import open_chances
+from .odds import agent_chances, open_chances
 from .rules import Game, Mission, Spot
 
 
@@ -67,6 +67,15 @@ def replay_json(game: Game) -> dict[str, Any]:
     }
 
 
+def match_chances(game: Game) -> dict[str, float]:
+    """The chance that an informant waiting now matches a card of each rank ("7"), or of each
+    card ("7H") under match_suit: what the player can weigh his hand by before he lays it out."""
+    if game.game_over:
+        return {}
+    return {f"{RANK_NAMES[rank]}{suit}": float(p)
+            for (rank, suit), p in agent_chances(game).items()}
+
+
 def snapshot(game: Game, on_table: Sequence[Card] = ()) -> dict[str, Any]:
     """What the table shows now; with the cards the player has laid out for a mission, the
     chance they succeed at each open spot."""
@@ -77,6 +86,7 @@ def snapshot(game: Game, on_table: Sequence[Card] = ()) -> dict[str, Any]:
         "last_mission": mission_json(game.missions[-1]) if game.missions else None,
         "on_table": _names(on_table),
         "chances": {s.value: float(p) for s, p in chances.items()},
+        "match_chances": match_chances(game),
         "game_over": game.game_over,
         "events": len(game.log),
     }
