@@ -636,6 +636,9 @@ def test_the_snapshot_gives_the_odds_of_the_cards_laid_out():
     assert shown["chances"] == {s: pytest.approx(comb(32, 3) / comb(40, 3))
                                 for s in ("1a", "1b", "1c")}
     assert snapshot(g)["chances"] == {}
+    assert shown["on_table_total"] == 19 and snapshot(g)["on_table_total"] is None
+    g.apply(JackPlayed(Card.parse("JS"), Card.parse("10H")))  # a ten waits: the 10S counts 0
+    assert snapshot(g, C("10S", "9S", "KD"))["on_table_total"] == 18
 
 
 # --- properties of random legal games -------------------------------------------------------------
