@@ -1530,11 +1530,13 @@ def test_a_solo_game_has_its_pages(solo: Env) -> None:
     assert ("failed at 1c: 13 of 18 (double agent 9S counts 0; double agent 9D counts 0)"
             in sheet)
     assert '<span class="pcard agent">9S</span>' in sheet
+    assert "19 discarded, 2 on the pyramid" in sheet
     assert "turned by a jack: 6S" in sheet and "Missions (CSV)" in sheet
     assert ">Missions</a>" in sheet  # the nav names the game's parts
     missions = solo.client.get("/tricks", follow_redirects=True).get_data(as_text=True)
     assert missions.count('class="card mission"') == 3 and "No photo" in missions
     assert "Mission 2 · spot 1b · won ✓" in missions
+    assert "<b>13</b> of 18: double agent 9S counts 0; double agent 9D counts 0." in missions
     history = solo.client.get("/history").get_data(as_text=True)
     assert "Tightrope (solo)</span> Ana 2 spots won" in history and "(3 missions)" in history
     for url in ["/", "/setup", "/games/1", "/games/1/tricks"]:

@@ -20,18 +20,23 @@ from .sheets import safe_cell
 ROWS = (("3",), ("2a", "2b"), ("1a", "1b", "1c"))  # the pyramid as it is drawn: the top first
 
 
-def mission_words(m: dict[str, Any]) -> str:
-    """"won 1a: 20 of 18" with what the informants and the companion's choices did (a mission
-    as mission_json has it)."""
-    outcome = "won" if m["success"] else "failed at"
+def mission_notes(m: dict[str, Any]) -> str:
+    """What the informants and the companion's choices did in a mission (as mission_json has
+    it): "double agent 9S counts 0; a king doubles 10H"."""
     notes = [f"double agent {c} counts 0" for c in m["double_agents"]]
     notes += [f"a queen cancels {c}" for c in m["cancelled"]]
     notes += [f"a king doubles {c}" for c in m["doubled"]]
     notes += [f"a joker stands for {r}" for r in m["jokers"]]
     if m["laid"]:
         notes.append(f"{m['laid']} stays on the spot")
-    words = f"{outcome} {m['spot']}: {m['total']} of {m['need']}"
-    return words + (f" ({'; '.join(notes)})" if notes else "")
+    return "; ".join(notes)
+
+
+def mission_words(m: dict[str, Any]) -> str:
+    """"won 1a: 20 of 18 (a queen cancels 10S)"."""
+    outcome = "won" if m["success"] else "failed at"
+    notes = mission_notes(m)
+    return f"{outcome} {m['spot']}: {m['total']} of {m['need']}" + (f" ({notes})" if notes else "")
 
 
 def missions(game: Game) -> list[dict[str, Any]]:
@@ -41,6 +46,7 @@ def missions(game: Game) -> list[dict[str, Any]]:
     for m in out:
         m["number"] = m["index"] + 1
         m["words"] = mission_words(m)
+        m["notes"] = mission_notes(m)
     return out
 
 

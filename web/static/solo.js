@@ -125,7 +125,8 @@ const TR_SOLO = (() => {
     $("s-informants").textContent = parts.join("; ") + ".";
     const r = state.rebels;
     const o = state.opponent;
-    $("s-rebels").textContent = `Rebels' deck: ${r.draw} to draw · ${plural(r.hand, "card")} in the hand · ${r.discards} discarded`;
+    $("s-rebels").textContent = `Rebels' deck: ${r.draw} to draw · ${plural(r.hand, "card")} in the hand · ${r.discards} discarded` +
+      (state.totals[0] ? ` · ${state.totals[0]} on the pyramid` : "");
     $("s-opponent").textContent = `Opponent's deck: ${o.draw} to draw · ${o.discards} discarded`;
   }
 
