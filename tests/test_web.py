@@ -1481,11 +1481,15 @@ def test_a_solo_game_starts_through_the_api_with_its_house_rules(
                            headers=ORIGIN).status_code == 403
 
 
-def test_a_solo_game_the_table_cannot_referee_is_refused_in_one_line(env: Env) -> None:
-    """Without an interpreter for the solo game (today, off this branch) the referee refuses it,
-    and nothing is stored; with one, the game starts (the test above)."""
-    if game_named("solo").interpreter is not None:
-        pytest.skip("the solo game has its interpreter: the table referees it")
+def test_a_solo_game_the_table_cannot_referee_is_refused_in_one_line(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solo game without its camera interpreter (as on this branch) is refused, and nothing is
+    stored; with one, it starts (the test above)."""
+    from dataclasses import replace
+
+    import companion.games.solo as solo
+
+    monkeypatch.setattr(solo, "GAME", replace(solo.GAME, interpreter=None))
     before = env.fingerprint()
     response = env.client.post("/api/game", json={"game": "solo", "players": ["Ana"]},
                                headers=HOST)
