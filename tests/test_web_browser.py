@@ -588,16 +588,23 @@ def test_a_solo_game_starts_on_the_setup_page(tmp_path: Path, page: Any,
         page.goto(table.url + "/setup")
         page.click("#solo-setup summary")
         page.fill("#new-solo input[name=player]", "Ana")
-        page.check("#new-solo input[name=joker_wild]")
+        page.check("#new-solo input[name=match_suit]")
         page.click("#new-solo button[type=submit]")
         page.fill("#pin-input", PIN)   # the host PIN, asked for by the write
         page.click("#pin-ok")
         page.wait_for_selector("#solo-wrap:not([hidden]) #s-spot-3", timeout=5000)
         game = table.referee.game
-        assert game.players == ("Ana",) and game.setup.variant.joker_wild
-        assert not game.setup.variant.match_suit and table.referee.spec.name == "solo"
+        assert game.players == ("Ana",) and game.setup.variant.match_suit
+        assert not game.setup.variant.joker_wild and table.referee.spec.name == "solo"
         assert page.text_content("#where") == "Mission 1 · 0 of 6 spots won · Rebels' deck 51"
         assert page.text_content("#s-informants") == "3 informants waiting, 3 hidden."
+        # a double agent matches rank and suit: the odds are the card's, ranks x suits
+        assert page.locator("#s-odds-table thead th").all_text_contents() == [
+            "Rank", "S", "H", "D", "C"]
+        assert page.locator("#s-odds-table tbody tr").count() == 10
+        assert page.text_content("#s-odds-table tbody tr >> nth=6") == "7" + "8 %" * 4  # 3/40
+        assert page.locator("#s-spot-1a").get_attribute("role") == "listitem"
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(ARTIFACTS / "phone-solo-start.png"), full_page=True)
     finally:
         table.close()

@@ -40,7 +40,7 @@ const TR_SOLO = (() => {
 
   function drawPyramid(state) {
     const spots = Object.fromEntries(state.pyramid.map((s) => [s.spot, s]));
-    $("s-pyramid").replaceChildren(...ROWS.map((row) => el("div", {class: "pyr-row"},
+    $("s-pyramid").replaceChildren(...ROWS.map((row) => el("div", {class: "pyr-row", role: "none"},
       ...row.map((name) => {
         const s = spots[name];
         const box = el("div", {class: "spot" + (s.won ? " won" : s.open ? " open" : ""), role: "listitem",
