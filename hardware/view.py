@@ -62,6 +62,19 @@ PATTERNS: dict[str, Pattern] = {
 }
 
 
+# Solo: one short blink for each informant waiting, then a pause: a count read without colour.
+COUNT_MAX = 12         # more informants than this blink twelve times (the phones say how many)
+COUNT_ON, COUNT_STEP, COUNT_PAUSE = 0.2, 0.45, 1.2
+
+
+def count_pattern(n: int) -> Pattern:
+    return Pattern(period=n * COUNT_STEP + COUNT_PAUSE,
+                   on=tuple((i * COUNT_STEP, i * COUNT_STEP + COUNT_ON) for i in range(n)))
+
+
+PATTERNS.update({f"count_{n}": count_pattern(n) for n in range(1, COUNT_MAX + 1)})
+
+
 class SnapshotError(ValueError):
     """The snapshot or status handed to the LED view is malformed."""
 
@@ -209,6 +222,8 @@ def view_from_snapshot(snapshot: Mapping[str, Any], status: str, now: float,
         raise SnapshotError(f"snapshot: expected an object, got {type(snapshot).__name__}")
     if snapshot.get("game") == "attacke":
         return attacke_view(snapshot, status, now, trick_scored_at)
+    if snapshot.get("game") == "solo":
+        return solo_view(snapshot, status, now, trick_scored_at)
     balances = snapshot.get("balances")
     if not isinstance(balances, Sequence) or isinstance(balances, str) or not balances:
         raise SnapshotError(f"snapshot balances: expected a list of integers, got {balances!r}")
@@ -284,3 +299,61 @@ def attacke_view(snapshot: Mapping[str, Any], status: str, now: float,
         won_light = flash.get(seat)
         seats.append(SeatLight(seat, 0, role, main, won_light, "won" if won_light else None))
     return LedView(tuple(seats), status_light(status), status, now)
+
+
+# --- solo Tightrope ----------------------------------------------------------------------------
+# One player: the first seat light is his, the second counts the informants waiting.
+
+
+def _mission_flash(last: object, start: float) -> tuple[Light, str]:
+    """A mission just resolved: blue slow long blinks when it succeeded, red fast triple
+    blinks when it failed (the patterns of a trick's high and low cards)."""
+    if not isinstance(last, Mapping) or not isinstance(last.get("success"), bool):
+        raise SnapshotError(f"snapshot last_mission: expected an object with success, got "
+                            f"{last!r}")
+    end = start + FLASH_S
+    if last["success"]:
+        return Light("blue", 1.0, "flash_high", start, end), "mission_won"
+    return Light("red", 1.0, "flash_low", start, end), "mission_failed"
+
+
+def _informants_light(snapshot: Mapping[str, Any], game_over: bool) -> SeatLight:
+    informants = snapshot.get("informants")
+    if not isinstance(informants, Mapping):
+        raise SnapshotError(f"snapshot informants: expected an object, got {informants!r}")
+    count = _int(informants.get("count"), "informants.count")
+    if count < 0:
+        raise SnapshotError(f"snapshot informants.count: {count} is negative")
+    if game_over or count == 0:
+        return SeatLight(1, 0, "informants", OFF)
+    pattern = f"count_{min(count, COUNT_MAX)}"
+    return SeatLight(1, 0, "informants", Light("white", TURN_LEVEL, pattern))
+
+
+def solo_view(snapshot: Mapping[str, Any], status: str, now: float,
+              mission_at: float | None) -> LedView:
+    """The lights for a solo snapshot (companion.games.solo.views.snapshot).
+
+    The player's light breathes white while the game goes on and glows steady white when he
+    has won (dark when he lost); for FLASH_S seconds from `mission_at` (when the referee
+    resolved `last_mission`, same clock) it blinks the mission's outcome. The second light
+    blinks once for each informant waiting, then pauses.
+    """
+    game_over = bool(snapshot.get("game_over", False))
+    result = snapshot.get("result")
+    if result not in (None, "won", "lost"):
+        raise SnapshotError(f"snapshot result: {result!r} is not won, lost or null")
+    if result == "won":
+        main, role = Light("white", TURN_LEVEL), "winner"
+    elif game_over:
+        main, role = OFF, "lost"
+    else:
+        main, role = Light("white", TURN_LEVEL, "pulse"), "turn"
+    flash: Light | None = None
+    flash_role: str | None = None
+    last = snapshot.get("last_mission")
+    if last is not None and mission_at is not None and now < mission_at + FLASH_S:
+        flash, flash_role = _mission_flash(last, mission_at)
+    player = SeatLight(0, 0, role, main, flash, flash_role)
+    return LedView((player, _informants_light(snapshot, game_over)), status_light(status),
+                   status, now)

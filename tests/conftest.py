@@ -107,3 +107,14 @@ def attacke_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     import companion.games.attacke as attacke
 
     monkeypatch.setattr(attacke, "GAME", replace(attacke.GAME, interpreter=HandEntry))
+
+
+@pytest.fixture
+def solo_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until the solo game's camera interpreter lands, the referee takes a solo game entered by
+    hand (HandEntry); with it there, this changes nothing that matters to the tests."""
+    from dataclasses import replace
+
+    import companion.games.solo as solo
+
+    monkeypatch.setattr(solo, "GAME", replace(solo.GAME, interpreter=HandEntry))

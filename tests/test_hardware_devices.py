@@ -433,3 +433,55 @@ def test_attacke_six_players_light_the_five_wired_seats(factory):
             if turn is not None and turn < 5:
                 assert roles[turn] == "turn"
             assert all(r in ("turn", "leader", "in", "passed") for r in roles)
+
+
+# -- solo Tightrope -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["rgb", "pair"])
+def test_solo_mission_outcome_and_informants_waiting_on_the_pins(factory, mode):
+    """Seed 0: the first mission (1a) succeeds, the third (1c) fails; the informants' light
+    blinks once for each (four after the first win, five after the second)."""
+    from companion.games import game_named
+    spec = game_named("solo")
+    events = spec.random_game(0)
+    white = lambda level: expect(mode, level, level, level)  # noqa: E731
+    with Indicators(3, PM, factory, mode, animate=False) as ind:
+        ind.update(spec.snapshot(spec.log(events[:3]).game), "watching", None, now=11.0)
+        assert seat_states(factory, ind, 0) == white(TURN_LEVEL)    # to play: breathing crest
+        assert blinks(factory, ind, 3) == 3                         # three informants
+        assert [s["role"] for s in ind.panel()["seats"]] == ["turn", "informants", "off"]
+        assert ind.panel()["seats"][1]["pattern"] == "count_3"
+
+        won = spec.snapshot(spec.log(events[:4]).game)
+        ind.update(won, "watching", 20.0, now=20.05)               # 1a won: blue long blinks
+        for t, on in [(0.05, 1), (0.5, 1), (0.7, 0), (1.1, 1), (2.8, 0)]:
+            ind.tick(20.0 + t)
+            assert seat_states(factory, ind, 0) == expect(mode, 0, 0, on), t
+        assert ind.panel()["seats"][0]["role"] == "mission_won"
+        assert blinks(factory, ind, 4) == 4                         # one more after a win
+
+        failed = spec.snapshot(spec.log(events[:15]).game)
+        ind.update(failed, "watching", 30.0, now=30.05)            # 1c failed: red triple
+        for t, on in [(0.05, 1), (0.18, 0), (0.3, 1), (0.42, 0), (0.55, 1), (0.8, 0)]:
+            ind.tick(30.0 + t)
+            assert seat_states(factory, ind, 0) == expect(mode, on, 0, 0), t
+        assert ind.panel()["seats"][0]["role"] == "mission_failed"
+        ind.tick(33.0)                                             # then: breathing again
+        assert ind.panel()["seats"][0]["role"] == "turn"
+        assert seat_states(factory, ind, 2) == white(0)            # the third light: dark
+        assert blinks(factory, ind, 5) == 5
+
+
+def blinks(f, ind: Indicators, count: int) -> int:
+    """The blinks of the second seat light in one period of `count` informants' pattern, read
+    off its pins every 10 ms (a blink is on 0.2 s, the pause 1.2 s)."""
+    from hardware.view import COUNT_PAUSE, COUNT_STEP
+
+    period = count * COUNT_STEP + COUNT_PAUSE
+    start = 100 * period  # the pattern runs from clock 0: a period begins here
+    lit = []
+    for i in range(int(period * 100)):
+        ind.tick(start + i / 100)
+        lit.append(max(seat_states(f, ind, 1)) > 0)
+    return sum(1 for a, b in zip([False, *lit], lit, strict=False) if b and not a)

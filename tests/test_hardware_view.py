@@ -207,3 +207,71 @@ def test_attacke_game_over_lights_the_winners_only():
 def test_attacke_bad_snapshots_are_refused_in_one_line(bad, message):
     with pytest.raises(SnapshotError, match=message):
         view_from_snapshot({"game": "attacke", **bad}, "watching", 0.0, None)
+
+
+# --- solo Tightrope ---------------------------------------------------------------------------
+
+
+def solo_snapshots(seed: int = 0, upto: int = 15, **variant: bool) -> list:
+    """(the snapshot after each event, the mission it resolved or None) of a random solo game."""
+    from companion.games import game_named
+
+    spec = game_named("solo")
+    events = spec.random_game(seed, 1, **variant)
+    log = spec.log(events[:1])
+    return [(spec.snapshot(log.game), mission)
+            for mission in (log.apply(event) for event in events[1:upto])]
+
+
+def test_solo_a_mission_blinks_its_outcome_then_the_player_breathes():
+    # seed 0: the mission at 1a succeeds (18 of 18), the one at 1c fails (13 of 18)
+    missions = [(s, m) for s, m in solo_snapshots() if m is not None]
+    assert [(m.spot.value, m.success) for _, m in missions] == [
+        ("1a", True), ("1b", True), ("1c", False)]
+    won, failed = missions[0][0], missions[2][0]
+    view = view_from_snapshot(won, "watching", 5.2, 5.0)
+    player = view.seats[0]
+    assert (player.flash.colour, player.flash.pattern, player.flash_role) == (
+        "blue", "flash_high", "mission_won")
+    assert player.active(5.0 + FLASH_S) is player.main and player.role == "turn"
+    assert player.main.pattern == "pulse"
+    view = view_from_snapshot(failed, "watching", 9.0, 8.0)
+    assert (view.seats[0].flash.colour, view.seats[0].flash.pattern,
+            view.seats[0].flash_role) == ("red", "flash_low", "mission_failed")
+    assert view_from_snapshot(failed, "watching", 8.0 + FLASH_S, 8.0).seats[0].flash is None
+    assert view_from_snapshot(failed, "watching", 9.0, None).seats[0].flash is None
+
+
+def test_solo_the_second_light_blinks_once_for_each_informant():
+    shots = solo_snapshots()
+    for snapshot, _ in shots:
+        count = snapshot["informants"]["count"]
+        light = view_from_snapshot(snapshot, "watching", 0.0, None).seats[1]
+        assert light.role == "informants" and light.main.pattern == f"count_{count}"
+        assert on_windows(light.main.pattern, PATTERNS[light.main.pattern].period) == count
+    assert {s["informants"]["count"] for s, _ in shots} >= {3, 4, 5}
+
+
+def test_solo_over_the_winner_glows_and_the_loser_is_dark():
+    won = solo_snapshots(229, 100, joker_wild=True)[-1][0]
+    assert won["result"] == "won"
+    view = view_from_snapshot(won, "watching", 0.0, None)
+    assert view.seats[0].role == "winner" and view.seats[0].main == Light("white", TURN_LEVEL)
+    assert view.seats[1].main.colour == "off"
+    lost = solo_snapshots(0, 100)[-1][0]
+    assert lost["result"] == "lost"
+    assert [s.role for s in view_from_snapshot(lost, "watching", 0.0, None).seats] == [
+        "lost", "informants"]
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ({"result": "drawn"}, "result"),
+    ({"informants": None}, "informants: expected an object"),
+    ({"informants": {"count": "3"}}, "informants.count"),
+    ({"informants": {"count": -1}}, "negative"),
+    ({"last_mission": {"total": 3}}, "last_mission"),
+])
+def test_solo_bad_snapshots_are_refused_in_one_line(bad, message):
+    good = solo_snapshots()[3][0]
+    with pytest.raises(SnapshotError, match=message):
+        view_from_snapshot({**good, **bad}, "watching", 1.0, 0.5)

@@ -26,7 +26,7 @@ from companion.games.solo.cards import (
     cards_of,
 )
 from companion.games.solo.events import event_to_json, fold_record, parse_event
-from companion.games.solo.odds import mission_chance, open_chances, totals
+from companion.games.solo.odds import agent_chances, mission_chance, open_chances, totals
 from companion.games.solo.randgame import random_game
 from companion.games.solo.rules import (
     BadSetup,
@@ -636,6 +636,9 @@ def test_the_snapshot_gives_the_odds_of_the_cards_laid_out():
     assert shown["chances"] == {s: pytest.approx(comb(32, 3) / comb(40, 3))
                                 for s in ("1a", "1b", "1c")}
     assert snapshot(g)["chances"] == {}
+    assert shown["on_table_total"] == 19 and snapshot(g)["on_table_total"] is None
+    g.apply(JackPlayed(Card.parse("JS"), Card.parse("10H")))  # a ten waits: the 10S counts 0
+    assert snapshot(g, C("10S", "9S", "KD"))["on_table_total"] == 18
 
 
 # --- properties of random legal games -------------------------------------------------------------
@@ -690,3 +693,20 @@ def test_random_games_are_won_and_lost():
     results = Counter(Game.replay(random_game(random.Random(s))).result  # type: ignore[arg-type]
                       for s in range(40))
     assert results["won"] and results["lost"] and results["won"] + results["lost"] == 40
+
+
+def test_the_chance_an_informant_matches_each_rank():
+    g = game()
+    chances = agent_chances(g)
+    assert len(chances) == 10 and chances[(7, "")] == 1 - Fraction(comb(36, 3), comb(40, 3))
+    for (rank, _), p in chances.items():  # one card alone scores 0 exactly when it is matched
+        assert p == totals(C(f"{'A' if rank == 1 else rank}S"), (), g.opponent.unseen(), 3,
+                           Variant()).get(0, 0)
+    g.apply(JackPlayed(Card.parse("JS"), Card.parse("10H")))
+    assert agent_chances(g)[(10, "")] == 1  # a turned ten is a double agent for sure
+    shown = snapshot(g)["match_chances"]
+    assert shown["10"] == 1.0 and shown["A"] == pytest.approx(
+        1 - comb(35, 2) / comb(39, 2))
+    suited = Game(GameStarted(("Ana",), Variant(match_suit=True)))
+    assert len(agent_chances(suited)) == 40
+    assert snapshot(suited)["match_chances"]["7H"] == pytest.approx(3 / 40)

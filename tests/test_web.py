@@ -1432,3 +1432,175 @@ def test_an_attacke_question_is_a_conflict_as_in_tightrope(attacke: Env) -> None
     state = attacke.client.get("/api/view").json["view"]["state"]
     assert state["last_contest"]["index"] == 8 and state["last_contest"]["winner"] == 2
     assert state["chips"][2] == ["red", "green"]
+
+
+# --- a solo game ------------------------------------------------------------------------------
+
+
+def solo_events(upto: int = 16) -> list:
+    """Seed 0: mission 1 wins 1a (18 of 18), mission 2 wins 1b (29), mission 3 fails at 1c (13:
+    the 9S and 9D are double agents); then a jack turns the informant 6S. 1c and 2a are open."""
+    return list(game_named("solo").random_game(0))[:upto]
+
+
+@pytest.fixture
+def solo(env: Env, solo_at_the_table: None) -> Env:
+    """A solo game started through the JSON API and played by hand to solo_events()."""
+    response = env.client.post("/api/game", json={"game": "solo", "players": ["Ana"]},
+                               headers=HOST)
+    assert response.status_code == 200, response.json
+    for event in solo_events()[1:]:
+        env.referee.call(ManualEvent(event))
+    return env
+
+
+def test_a_solo_game_starts_through_the_api_with_its_house_rules(
+        env: Env, solo_at_the_table: None) -> None:
+    body = {"game": "solo", "players": [" Ana "], "joker_wild": True, "match_suit": True}
+    response = env.client.post("/api/game", json=body, headers=HOST)
+    assert response.status_code == 200, response.json
+    view = env.client.get("/api/view").json["view"]
+    assert view["game"] == "solo" and view["state"]["players"] == ["Ana"]
+    assert view["state"]["variant"] == {"joker_wild": True, "match_suit": True}
+    assert len(view["state"]["match_chances"]) == 40  # each card, under match_suit
+    assert env.store.games()[0].game == "solo"
+    for bad, message in [
+        ({"game": "solo", "players": ["Ana", "Ben"]}, "a list of one name"),
+        ({"game": "solo", "players": []}, "a list of one name"),
+        ({"game": "solo", "players": ["  "]}, "player 1 needs a name"),
+        ({"game": "solo", "players": ["Ana"], "joker_wild": "yes"}, "joker_wild must be true"),
+        ({"game": "solo", "players": ["Ana"], "first_dealer": 0}, "first_dealer"),
+        ({"game": "poker", "players": ["Ana"]}, '"tightrope", "attacke" or "solo"'),
+    ]:
+        before = env.fingerprint()
+        response = env.client.post("/api/game", json=bad, headers=HOST)
+        assert response.status_code == 400, (bad, response.json)
+        assert message in response.json["error"], (bad, response.json)
+        assert env.fingerprint() == before
+    assert env.client.post("/api/game", json={"game": "solo", "players": ["Ana"]},
+                           headers=ORIGIN).status_code == 403
+
+
+def test_a_solo_game_the_table_cannot_referee_is_refused_in_one_line(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solo game without its camera interpreter (as on this branch) is refused, and nothing is
+    stored; with one, it starts (the test above)."""
+    from dataclasses import replace
+
+    import companion.games.solo as solo
+
+    monkeypatch.setattr(solo, "GAME", replace(solo.GAME, interpreter=None))
+    before = env.fingerprint()
+    response = env.client.post("/api/game", json={"game": "solo", "players": ["Ana"]},
+                               headers=HOST)
+    assert response.status_code == 409
+    assert response.json["error"] == "Tightrope (solo) cannot be refereed at the table yet"
+    assert env.fingerprint() == before
+
+
+def test_a_solo_game_in_play_is_the_view_and_the_table_page(solo: Env) -> None:
+    view = solo.client.get("/api/view").json["view"]
+    assert view["game"] == "solo"
+    state = view["state"]
+    assert [(s["spot"], s["won"], s["open"]) for s in state["pyramid"]] == [
+        ("1a", True, False), ("1b", True, False), ("1c", False, True), ("2a", False, True),
+        ("2b", False, False), ("3", False, False)]
+    assert state["open_spots"] == ["1c", "2a"] and state["totals"] == [2]
+    assert [(m["spot"], m["total"], m["success"]) for m in state["missions"]] == [
+        ("1a", 18, True), ("1b", 29, True), ("1c", 13, False)]
+    assert state["last_mission"]["double_agents"] == ["9S", "9D"]
+    assert state["informants"] == {"count": 5, "hidden": 4, "revealed": ["6S"], "deduced": []}
+    rebels = state["rebels"]  # and one card on each spot won
+    assert rebels["draw"] + rebels["hand"] + rebels["discards"] + state["totals"][0] == 54
+    assert state["match_chances"]["6"] == 1.0 and 0 < state["match_chances"]["7"] < 1
+    assert state["on_table"] == [] and state["chances"] == {} and state["events"] == 16
+    html = solo.client.get("/").get_data(as_text=True)
+    assert 'id="solo-wrap"' in html and "solo.js" in html and 'id="s-pyramid"' in html
+    assert "struck: a double agent" in html  # the legend says it in words
+    js = solo.client.get("/static/solo.js").get_data(as_text=True)
+    assert "match_chances" in js and "on_table_total" in js
+
+
+def test_a_solo_game_has_its_pages(solo: Env) -> None:
+    sheet = solo.client.get("/scoresheet", follow_redirects=True).get_data(as_text=True)
+    assert "Game 1 · Tightrope (solo)" in sheet and "in play" in sheet and "follow.js" in sheet
+    assert 'data-events="16"' in sheet
+    assert "Ana: 2 spots won in 3 missions." in sheet
+    assert re.search(r'data-spot="1a">\s*<b class="spot-name">1a ✓</b>\s*'
+                     r'<span class="spot-need">needs 18</span>\s*'
+                     r'<span class="spot-state">won</span>', sheet)
+    assert re.search(r'data-spot="2b">.*?not open yet', sheet, re.S)
+    assert sheet.count('<tr class="result">') == 3
+    assert ("failed at 1c: 13 of 18 (double agent 9S counts 0; double agent 9D counts 0)"
+            in sheet)
+    assert '<span class="pcard agent">9S</span>' in sheet
+    assert "19 discarded, 2 on the pyramid" in sheet
+    assert "turned by a jack: 6S" in sheet and "Missions (CSV)" in sheet
+    assert ">Missions</a>" in sheet  # the nav names the game's parts
+    missions = solo.client.get("/tricks", follow_redirects=True).get_data(as_text=True)
+    assert missions.count('class="card mission"') == 3 and "No photo" in missions
+    assert "Mission 2 · spot 1b · won ✓" in missions
+    assert "<b>13</b> of 18: double agent 9S counts 0; double agent 9D counts 0." in missions
+    history = solo.client.get("/history").get_data(as_text=True)
+    assert "Tightrope (solo)</span> Ana 2 spots won" in history and "(3 missions)" in history
+    for url in ["/", "/setup", "/games/1", "/games/1/tricks"]:
+        html = solo.client.get(url).get_data(as_text=True)
+        assert not re.search(r'(src|href)="(https?:)?//', html), url
+    for url in READ_PAGES:
+        assert solo.client.get(url, follow_redirects=True).status_code == 200, url
+
+
+def test_a_solo_mission_keeps_its_photo(solo: Env) -> None:
+    (solo.photo_dir / "1").mkdir()
+    (solo.photo_dir / "1" / "mission-2.jpg").write_bytes(jpeg())
+    solo.store.add_photo(1, 1, 0, "1/mission-2.jpg")
+    html = solo.client.get("/games/1/tricks").get_data(as_text=True)
+    assert 'src="/photos/1/mission-2.jpg?size=thumb"' in html
+    assert html.count("No photo") == 2
+
+
+def test_a_solo_game_exports_its_record_and_its_missions(solo: Env) -> None:
+    from companion.games.solo.views import replay_json
+    from companion.record import parse_lines
+
+    response = solo.client.get("/games/1/record.jsonl")
+    assert 'filename="solo-game-1.jsonl"' in response.headers["Content-Disposition"]
+    record = parse_lines(response.get_data(as_text=True).splitlines())
+    assert record.game.name == "solo" and len(record.events) == 16
+    assert replay_json(record.game.fold(record.events)) == replay_json(solo.referee.game)
+    response = solo.client.get("/games/1/scoresheet.csv")
+    assert 'filename="solo-game-1.csv"' in response.headers["Content-Disposition"]
+    rows = list(csv.reader(response.get_data(as_text=True).splitlines()))
+    assert rows[0][:5] == ["mission", "spot", "need", "total", "result"]
+    assert rows[1][:5] == ["1", "1a", "18", "18", "won"]
+    assert rows[3][:8] == ["3", "1c", "18", "13", "failed", "joker 9S 6H 7S 9D",
+                           "AH 3H 9C 5C 9H AS 9D", "9S 9D"]
+    assert rows[4] == ["spots won", "2", "1a 1b"] and rows[5] == ["result", "Ana", "in play"]
+
+
+def test_a_solo_game_won_says_so_and_undo_takes_back(env: Env, solo_at_the_table: None) -> None:
+    events = list(game_named("solo").random_game(229, 1, joker_wild=True))
+    env.referee.call(NewGame(events[0], game="solo"))
+    for event in events[1:]:
+        env.referee.call(ManualEvent(event))
+    state = env.client.get("/api/view").json["view"]["state"]
+    assert state["game_over"] and state["result"] == "won" and state["winners"] == [0]
+    assert state["match_chances"] == {} and state["pyramid"][-1]["won"]
+    html = env.client.get("/games/1").get_data(as_text=True)
+    assert "Ana won: the Big Hit is done." in html and "follow.js" not in html
+    assert "jokers wild" in html
+    assert env.store.games()[0].winners == [0]
+    rows = env.client.get("/games/1/scoresheet.csv").get_data(as_text=True).splitlines()
+    assert rows[-2] == "spots won,6,1a 1b 1c 2a 2b 3" and rows[-1] == "result,Ana,won"
+
+
+def test_an_undo_on_a_solo_game_takes_back_the_last_event(solo: Env) -> None:
+    for url, body in [("/api/play", {"seat": 0, "card": 12}), ("/api/pass", {"seat": 0})]:
+        before = solo.fingerprint()
+        response = solo.client.post(url, json=body, headers=HOST)
+        assert response.status_code == 409, (url, response.json)
+        assert solo.fingerprint() == before
+    response = solo.client.post("/api/undo", json={}, headers=HOST)
+    assert response.status_code == 200
+    state = solo.client.get("/api/view").json["view"]["state"]
+    assert state["informants"]["revealed"] == [] and state["events"] == 15

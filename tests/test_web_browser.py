@@ -494,3 +494,117 @@ def test_a_game_of_attacke_starts_on_the_setup_page_and_its_player_passes(
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         table.close()
+
+
+def test_a_solo_game_on_a_phone(tmp_path: Path, page: Any, solo_at_the_table: None) -> None:
+    """The solo game on a 390 px phone: the pyramid (won, open, not open yet, each need), the
+    last mission with its double agents, the cards laid out with their running total and the
+    chance at each open spot, the odds, the decks, every mission and the two lights; live,
+    with no sideways scrolling."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from companion.games import game_named
+    from companion.games.solo.cards import cards_of
+    from companion.games.solo.views import snapshot
+    from hardware.indicators import Indicators
+    from hardware.pins import PinMap
+
+    lights = Indicators(5, PinMap(), MockFactory(pin_class=MockPWMPin), animate=False)
+    table = Table(tmp_path, indicators=lights)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    try:
+        ref = table.referee
+        events = list(game_named("solo").random_game(0))  # see test_web.solo_events
+        ref.call(NewGame(events[0], game="solo"))
+        for event in events[1:15]:   # 1a and 1b won, the mission at 1c failed a moment ago
+            ref.call(ManualEvent(event))
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(table.url + "/")
+        page.wait_for_selector("#solo-wrap:not([hidden]) #s-spot-3", timeout=5000)
+        assert page.is_hidden("#table-wrap") and page.is_hidden("#attacke-wrap")
+        draw = ref.game.rebels.draw
+        assert page.text_content("#where") == f"Mission 4 · 2 of 6 spots won · Rebels' deck {draw}"
+        spots = {s: page.text_content(f"#s-spot-{s}") for s in ("1a", "1c", "2a", "2b", "3")}
+        assert spots == {"1a": "1a ✓needs 18won", "1c": "1cneeds 18open",
+                         "2a": "2aneeds 26open", "2b": "2bneeds 26not open yet",
+                         "3": "3needs 34not open yet"}
+        top, bottom = page.locator("#s-spot-3").bounding_box(), page.locator(
+            "#s-spot-1b").bounding_box()
+        assert top and bottom and top["y"] < bottom["y"]  # the Big Hit on top, as on the board
+        assert page.text_content("#s-last-head") == (
+            "Last mission (3) at 1c: 13 of 18, failed ✗")
+        assert page.locator("#s-last-cards .pcard.agent").all_text_contents() == ["9S", "9D"]
+        assert "double agent 9S counts 0" in page.text_content("#s-last-words")
+        assert page.locator("#s-odds-list li").count() == 10
+        assert page.locator("#s-missions tbody tr[data-mission]").count() == 3
+        assert page.text_content("#s-informants") == "5 informants waiting, 5 hidden."
+        assert page.text_content("#s-rebels").endswith("18 discarded · 2 on the pyramid")
+        words = page.locator("#s-leds .led-item").all_text_contents()
+        assert words[0] in ("Ana: red triple blinks, the mission failed",
+                            "Ana: white breathing, your move"), words
+        assert words[1:] == ["informants: white blinks, one for each of the 5 informants "
+                             "waiting", "status: green: watching"], words
+
+        page.evaluate("window.__sameDocument = true")
+        laid = cards_of(["10S", "9H", "KD"])  # laid out, not committed: the odds before it
+        ref.hub.publish({**ref.view(), "state": snapshot(ref.game, laid)})
+        page.wait_for_selector("#s-total:not([hidden])", timeout=1000)
+        assert page.text_content("#s-total") == "Running total 29"
+        assert page.locator("#s-laid .pcard").all_text_contents() == ["10S", "9H", "KD"]
+        chances = snapshot(ref.game, laid)["chances"]
+        shown = page.locator("#s-chances li").all_text_contents()
+        assert shown == [f"at 1c (needs 18): {round(100 * chances['1c'])} % chance to succeed",
+                         f"at 2a (needs 26): {round(100 * chances['2a'])} % chance to succeed"]
+        assert f"{round(100 * chances['2a'])} % chance" in page.text_content("#s-spot-2a")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "phone-solo.png"), full_page=True)
+
+        ref.call(ManualEvent(events[15]))   # a jack turns the informant 6S
+        page.wait_for_selector("#s-informants >> text=turned by a jack: 6S", timeout=1000)
+        assert page.locator("#s-chances li").count() == 0  # the view of the table again
+        assert page.text_content("#s-odds-list li[data-rank='6']") == "6 100 %"
+        assert page.evaluate("window.__sameDocument") is True
+        for name, url in (("table", "/"), ("scores", "/scoresheet"), ("missions", "/tricks"),
+                          ("history", "/history"), ("setup", "/setup")):
+            page.goto(table.url + url)
+            if name == "table":
+                page.wait_for_selector("#s-spot-3", timeout=3000)
+            else:
+                page.screenshot(path=str(ARTIFACTS / f"phone-solo-{name}.png"), full_page=True)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+        assert errors == []
+    finally:
+        table.close()
+        lights.close()
+
+
+def test_a_solo_game_starts_on_the_setup_page(tmp_path: Path, page: Any,
+                                              solo_at_the_table: None) -> None:
+    table = Table(tmp_path)
+    try:
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(table.url + "/setup")
+        page.click("#solo-setup summary")
+        page.fill("#new-solo input[name=player]", "Ana")
+        page.check("#new-solo input[name=match_suit]")
+        page.click("#new-solo button[type=submit]")
+        page.fill("#pin-input", PIN)   # the host PIN, asked for by the write
+        page.click("#pin-ok")
+        page.wait_for_selector("#solo-wrap:not([hidden]) #s-spot-3", timeout=5000)
+        game = table.referee.game
+        assert game.players == ("Ana",) and game.setup.variant.match_suit
+        assert not game.setup.variant.joker_wild and table.referee.spec.name == "solo"
+        assert page.text_content("#where") == "Mission 1 · 0 of 6 spots won · Rebels' deck 51"
+        assert page.text_content("#s-informants") == "3 informants waiting, 3 hidden."
+        # a double agent matches rank and suit: the odds are the card's, ranks x suits
+        assert page.locator("#s-odds-table thead th").all_text_contents() == [
+            "Rank", "S", "H", "D", "C"]
+        assert page.locator("#s-odds-table tbody tr").count() == 10
+        assert page.text_content("#s-odds-table tbody tr >> nth=6") == "7" + "8 %" * 4  # 3/40
+        assert page.locator("#s-spot-1a").get_attribute("role") == "listitem"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(ARTIFACTS / "phone-solo-start.png"), full_page=True)
+    finally:
+        table.close()

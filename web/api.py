@@ -29,6 +29,7 @@ from companion.commands import (
 )
 from companion.games import DEFAULT
 from companion.games.attacke import rules as attacke
+from companion.games.solo import rules as solo
 from companion.games.tightrope.events import Note, PlayCorrected, ScoringCorrected, Undo
 from companion.games.tightrope.rules import (
     SEATS,
@@ -202,17 +203,20 @@ def post_pin() -> Response:
 
 TIGHTROPE_GAME = {"players", "first_dealer", "tactical", "simultaneous", "game"}
 ATTACKE_GAME = {"players", "first_player", "persevering", "concealed", "game"}
+SOLO_GAME = {"players", "joker_wild", "match_suit", "game"}
 
 
 @bp.post("/game")
 @host_only
 def new_game() -> Response:
-    """A new game: Tightrope unless the body names another ("game": "attacke")."""
+    """A new game: Tightrope unless the body names another ("game": "attacke", "solo")."""
     kind = request_json().get("game", DEFAULT)
     if kind == "attacke":
         return new_attacke_game()
+    if kind == "solo":
+        return new_solo_game()
     if kind != DEFAULT:
-        raise BadInput('game must be "tightrope" or "attacke"')
+        raise BadInput('game must be "tightrope", "attacke" or "solo"')
     body = json_body(TIGHTROPE_GAME)
     names = player_names(body, SEATS)
     first = whole(body, "first_dealer", 0, len(names) - 1, "first dealer")
@@ -238,9 +242,24 @@ def new_attacke_game() -> Response:
     return ok(game_id=call(NewGame(setup, game="attacke")))
 
 
+def new_solo_game() -> Response:
+    """The solo Tightrope: one player, and the house rules of its sheet (S9, S12)."""
+    body = json_body(SOLO_GAME)
+    names = player_names(body, solo.SEATS)
+    variant = solo.Variant(joker_wild=flag(body, "joker_wild"),
+                           match_suit=flag(body, "match_suit"))
+    try:
+        setup = solo.GameStarted(tuple(names), variant)
+    except solo.RuleError as err:
+        raise BadInput(err.detail) from None
+    return ok(game_id=call(NewGame(setup, game="solo")))
+
+
 def player_names(body: dict[str, Any], seats: range) -> list[str]:
     players = body.get("players")
     if not isinstance(players, list) or len(players) not in seats:
+        if len(seats) == 1:
+            raise BadInput("players must be a list of one name: the game is for one player")
         raise BadInput(f"players must be a list of {seats[0]} to {seats[-1]} names, in clockwise "
                        "seat order")
     names = []

@@ -15,7 +15,7 @@ from companion.games import DEFAULT, GAMES, game_named
 from companion.games.tightrope.rules import Game
 from companion.store import StoreError
 
-from . import charts, contests, sheets
+from . import charts, contests, missions, sheets
 from .addresses import local_only, qr_svg
 from .guard import NotFound, is_host, pins
 
@@ -68,8 +68,8 @@ def kind_of(game_id: int) -> str:
 
 
 def other_game_page(game_id: int, kind: str, page: str) -> str:
-    """The page of a game of a kind other than Tightrope: Attacke's contests, else the game's
-    own scoresheet in text."""
+    """The page of a game of a kind other than Tightrope: Attacke's contests, the solo game's
+    pyramid and missions, else the game's own scoresheet in text."""
     game: Any = sheets.load_game(ctx().store, game_id)
     in_play = ctx().referee.game_id == game_id and not game.game_over
     if kind == "attacke":
@@ -78,6 +78,11 @@ def other_game_page(game_id: int, kind: str, page: str) -> str:
                                sheet=contests.summary(game), events=len(game.log),
                                in_play=in_play, photos=ctx().store.photos(game_id),
                                initials=contests.INITIALS)
+    if kind == "solo":
+        template = "solo_game.html" if page == "sheet" else "solo_missions.html"
+        return render_template(template, page=page, game_id=game_id, game_kind=kind,
+                               sheet=missions.summary(game), events=len(game.log),
+                               in_play=in_play, photos=ctx().store.photos(game_id))
     spec = game_named(kind)
     return render_template("other_game.html", page=page, game_id=game_id, game_kind=kind,
                            title=spec.title, text=spec.text_sheet(game), in_play=in_play,
@@ -183,13 +188,13 @@ def record(game_id: int) -> Response:
 
 @bp.get("/games/<int:game_id>/scoresheet.csv")
 def scoresheet_csv(game_id: int) -> Response:
-    """Tightrope: rounds x players; Attacke: its contests."""
+    """Tightrope: rounds x players; Attacke: its contests; solo: its missions."""
     kind = kind_of(game_id)
-    if kind == "attacke":
-        game: Any = sheets.load_game(ctx().store, game_id)
-        body = contests.contests_csv(game)
-    elif kind == DEFAULT:
+    if kind == DEFAULT:
         body = sheets.scoresheet_csv(game_or_404(game_id))
+    elif kind in ("attacke", "solo"):
+        game: Any = sheets.load_game(ctx().store, game_id)
+        body = contests.contests_csv(game) if kind == "attacke" else missions.missions_csv(game)
     else:
         raise NotFound(f"game {game_id} is a game of {game_named(kind).title}: "
                        "its record is its export")

@@ -41,6 +41,13 @@
       persevering: form.elements.persevering.checked, concealed: form.elements.concealed.checked};
     post("/api/game", body).then(() => { location.href = "/"; }).catch(() => {});
   });
+  on("new-solo", "submit", (event) => {
+    event.preventDefault();
+    const form = event.target;
+    const body = {game: "solo", players: [form.elements.player.value.trim()],
+      joker_wild: form.elements.joker_wild.checked, match_suit: form.elements.match_suit.checked};
+    post("/api/game", body).then(() => { location.href = "/"; }).catch(() => {});
+  });
 
   // Corrections: tap a card of a trick, give the right one. Rounds and tricks are numbered from
   // 1 on the page, from 0 in the record; the page knows which reveal of the round a card is.

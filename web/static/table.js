@@ -76,6 +76,8 @@
     $("message").textContent = v.message || "";
     if (state && state.game === "attacke") {
       $("where").textContent = TR_ATTACKE.where(state);
+    } else if (state && state.game === "solo") {
+      $("where").textContent = TR_SOLO.where(state);
     } else if (state && !state.game_over) {
       $("where").textContent = `Round ${state.round + 1}/${state.rounds_total} · trick ${state.trick + 1}/9 · dealer ${state.players[state.dealer]}` +
         (state.to_play.length ? ` · ${state.to_play.map((s) => state.players[s]).join(", ")} to play` : " · waiting for the scoring card");
@@ -249,14 +251,17 @@
     }
   }
 
-  function drawLeds(leds, state, box) {
+  // `solo`: the solo game's two lights (the player's, the informants'), in its own words.
+  function drawLeds(leds, state, box, solo) {
     box = box || $("leds");
     if (!leds || !leds.seats) return;
     const names = state ? state.players : [];
-    const seats = state ? leds.seats.slice(0, state.players.length) : leds.seats; // unused LEDs: off
-    const items = seats.map((light, i) => el("div", {class: "led-item"},
+    const used = solo ? 2 : state ? state.players.length : leds.seats.length; // unused LEDs: off
+    const words = (light, i) => solo ? TR_SOLO.lightWords(light, i, state)
+      : `${names[i] || "seat " + (i + 1)}: ${seatLightWords(light)}`;
+    const items = leds.seats.slice(0, used).map((light, i) => el("div", {class: "led-item"},
       el("span", {class: "led big", "data-light": JSON.stringify(light)}),
-      el("span", {text: `${names[i] || "seat " + (i + 1)}: ${seatLightWords(light)}`})));
+      el("span", {text: words(light, i)})));
     if (leds.status) {
       items.push(el("div", {class: "led-item"}, el("span", {class: "led big", "data-light": JSON.stringify(leds.status)}),
         el("span", {text: `status: ${STATUS_WORDS[leds.status.state] || "off"}`})));
@@ -296,13 +301,18 @@
     drawBanner(v);
     const state = v.state;
     const attacke = !!state && state.game === "attacke";
+    const solo = !!state && state.game === "solo";
     $("no-game").hidden = !!state;
-    $("table-wrap").hidden = !state || attacke;
-    $("after-table").hidden = !state || attacke;
+    $("table-wrap").hidden = !state || attacke || solo;
+    $("after-table").hidden = !state || attacke || solo;
     $("attacke-wrap").hidden = !attacke;
+    $("solo-wrap").hidden = !solo;
     if (attacke) {
       TR_ATTACKE.draw(v);
       drawLeds(v.leds, state, $("a-leds"));
+    } else if (solo) {
+      TR_SOLO.draw(v);
+      drawLeds(v.leds, state, $("s-leds"), true);
     } else if (state) {
       drawTable(state, v.leds);
       drawRemaining(state);
@@ -321,6 +331,7 @@
     post("/api/play", {seat, card}).then(() => { $("manual-card").value = ""; }).catch(() => {});
   });
   $("undo").addEventListener("click", () => post("/api/undo", {}).then(() => toast("undone")).catch(() => {}));
+  $("s-undo").addEventListener("click", () => post("/api/undo", {}).then(() => toast("undone")).catch(() => {}));
   $("a-undo").addEventListener("click", () => post("/api/undo", {}).then(() => toast("undone")).catch(() => {}));
   $("a-pass").addEventListener("click", (e) => post("/api/pass", {seat: Number(e.target.dataset.seat)})
     .then(() => toast("passed")).catch(() => {}));

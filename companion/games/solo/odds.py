@@ -18,7 +18,7 @@ from fractions import Fraction
 from itertools import product
 from math import comb, prod
 
-from .cards import Card
+from .cards import OPPONENT_DECK, Card
 from .rules import Game, Spot
 from .scoring import Key, Variant, best_total
 
@@ -65,4 +65,20 @@ def open_chances(game: Game, cards: Sequence[Card]) -> dict[Spot, Fraction]:
     return {spot: at_least(chances, spot.need) for spot in game.open_spots()}
 
 
-__all__ = ["totals", "at_least", "game_totals", "mission_chance", "open_chances"]
+def agent_chances(game: Game) -> dict[Key, Fraction]:
+    """For each rank (each card, under match_suit): the chance that an informant waiting now
+    matches it, so that a card of it played makes a double agent unless a queen cancels. The
+    companion never sees the hand: this is what it can tell before any card is laid out."""
+    o, variant = game.opponent, game.setup.variant
+    known = {variant.key(c) for c in o.known()}
+    unseen = Counter(variant.key(c) for c in o.unseen())
+    n, hidden = sum(unseen.values()), o.hidden
+    out = {}
+    for key in sorted({variant.key(c) for c in OPPONENT_DECK}):
+        missed = Fraction(comb(n - unseen[key], hidden), comb(n, hidden))
+        out[key] = Fraction(1) if key in known else 1 - missed
+    return out
+
+
+__all__ = ["totals", "at_least", "game_totals", "mission_chance", "open_chances",
+           "agent_chances"]

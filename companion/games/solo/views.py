@@ -3,13 +3,15 @@ scoresheet. Every number is derived from the game; the odds from companion.games
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
 from .cards import RANK_NAMES, Card
-from .odds import open_chances
+from .odds import agent_chances, open_chances
 from .rules import Game, Mission, Spot
+from .scoring import best_total
 
 
 def _names(cards: Iterable[Card]) -> list[str]:
@@ -67,16 +69,36 @@ def replay_json(game: Game) -> dict[str, Any]:
     }
 
 
+def match_chances(game: Game) -> dict[str, float]:
+    """The chance that an informant waiting now matches a card of each rank ("7"), or of each
+    card ("7H") under match_suit: what the player can weigh his hand by before he lays it out."""
+    if game.game_over:
+        return {}
+    return {f"{RANK_NAMES[rank]}{suit}": float(p)
+            for (rank, suit), p in agent_chances(game).items()}
+
+
+def laid_total(game: Game, on_table: Sequence[Card]) -> int | None:
+    """The mission's running total: what the cards laid out make against the informants known
+    now (turned by a jack, or deduced), that is, if no hidden informant matches one."""
+    if not on_table:
+        return None
+    v = game.setup.variant
+    return best_total(on_table, Counter(v.key(c) for c in game.opponent.known()), v)
+
+
 def snapshot(game: Game, on_table: Sequence[Card] = ()) -> dict[str, Any]:
-    """What the table shows now; with the cards the player has laid out for a mission, the
-    chance they succeed at each open spot."""
+    """What the table shows now; with the cards the player has laid out for a mission, their
+    running total and the chance they succeed at each open spot."""
     chances = open_chances(game, on_table) if on_table and not game.game_over else {}
     return {
         **replay_json(game),
         "open_spots": [s.value for s in game.open_spots()],
         "last_mission": mission_json(game.missions[-1]) if game.missions else None,
         "on_table": _names(on_table),
+        "on_table_total": laid_total(game, on_table),
         "chances": {s.value: float(p) for s, p in chances.items()},
+        "match_chances": match_chances(game),
         "game_over": game.game_over,
         "events": len(game.log),
     }
