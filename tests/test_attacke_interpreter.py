@@ -307,6 +307,15 @@ def test_a_pass_with_an_empty_zone_is_seen_when_a_later_seat_acts():
     assert not t.questions
 
 
+def test_a_card_lying_from_before_the_turn_is_no_act_of_its_seat():
+    t = Table(players=4, first=1)
+    t.lay(3, read(("shield-7", 0.19), ("blue-4", 0.15)))  # something lies before Dora already
+    t.lay(1, sure("red-4"))
+    t.wait()
+    t.wait()  # Cy and Dora have laid nothing since Ben's play: no pass is seen
+    assert t.events == [CardsPlayed(1, (C("red-4"),))]
+
+
 def test_an_opener_with_no_knight_passes_with_an_empty_zone():
     t = Table(first=1)
     t.lay(2, sure("green-2"))  # Ben opens with nothing: Cy opens instead (A3, ruling)
@@ -323,6 +332,62 @@ def test_the_victor_clearing_his_cards_says_the_last_empty_seat_passed():
     t.wait()
     assert t.events[1:] == [Passed(1), Passed(2)]
     assert t.game.contests[0].winner == 0 and t.game.turn == 0 and not t.questions
+
+
+def test_a_card_seen_twice_in_the_victors_heap_leaves_with_it_and_is_no_play():
+    t = Table(players=2)
+    a = t.lay(0, sure("blue-2"))
+    t.wait()
+    b = t.lay(1, sure("blue-3"))
+    t.wait()
+    t.take(a)  # Ana passes: Ben won
+    t.wait()
+    twice = t.lay(1, sure("blue-3"), dt=0.2)  # his card found twice as his hand clears them
+    t.take(b, twice, dt=0.3)
+    t.wait()
+    t.lay(1, sure("red-5"))  # Ben opens the next contest
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("blue-2"),)), CardsPlayed(1, (C("blue-3"),)),
+                        Passed(0), CardsPlayed(1, (C("red-5"),))]
+
+
+def test_a_card_laid_and_cleared_with_the_victors_is_his_play_all_the_same():
+    t = Table(players=2)
+    a = t.lay(0, sure("blue-2"))
+    t.wait()
+    b = t.lay(1, sure("blue-3"))
+    t.wait()
+    # Ana lays a card the camera misses; Ben beats it; Ana passes; Ben clears all at once
+    c = t.lay(1, sure("blue-5"))
+    t.take(a, dt=1.0)
+    t.take(b, c, dt=0.3)
+    t.wait()
+    t.answer("pass:0:0", "more")
+    t.answer("more:0:0", "blue-4")
+    t.answer("more:0:0", "none")
+    t.wait()
+    t.wait()
+    assert t.events[2:] == [CardsPlayed(0, (C("blue-4"),)), CardsPlayed(1, (C("blue-5"),)),
+                            Passed(0)]
+
+
+def test_having_named_no_card_the_table_is_watched_before_asking_again():
+    t = Table()
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-4"))
+    t.wait()
+    t.lay(2, sure("red-5"))
+    t.wait()
+    t.lay(1, sure("red-7"))
+    t.wait()
+    t.answer("pass:0:0", "more")
+    t.answer("more:0:0", "none")  # he thought better of it: nothing unseen after all
+    t.wait()
+    assert not t.questions
+    t.lay(2, sure("red-2"))  # the table changed: Ana is asked again
+    t.wait()
+    assert "pass:0:0" in t.questions
 
 
 def test_cards_taken_away_before_the_laying_settled_were_a_play():

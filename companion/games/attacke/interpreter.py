@@ -230,7 +230,7 @@ class Interpreter:
     _order: int = 0
     _version: int = 0                                           # grows with every change seen
     _held: int | None = None                                    # the version at the last undo
-    _waved: dict[str, int] = field(default_factory=dict)        # key -> version when waved off
+    _waved: dict[str, int] = field(default_factory=dict)        # key -> cards seen when waved off
     _said_passed: set[tuple[int, int]] = field(default_factory=set)  # (contest, seat)
     _face_down: dict[tuple[int, int], int] = field(default_factory=dict)  # (contest, seat): said
     _short: set[tuple[int, int]] = field(default_factory=set)  # laid cards the camera missed
@@ -352,7 +352,7 @@ class Interpreter:
             elif choice == MORE:
                 self._short.add((contest, seat))
             else:
-                self._waved[key] = self._version
+                self._waved[key] = self._order
         elif kind == "more":
             contest, seat = (int(x) for x in rest.split(":"))
             self._name_unseen(contest, seat, choice, game, t)
@@ -362,7 +362,7 @@ class Interpreter:
         """A card the seat laid that the camera did not see, or `none`: he laid no more."""
         if name == "none":  # (having named none, "did he pass?" waits for the table)
             self._short.discard((contest, seat))
-            self._waved[f"pass:{contest}:{seat}"] = self._version
+            self._waved[f"pass:{contest}:{seat}"] = self._order
             return
         self._unseen += 1
         self._order += 1
@@ -405,7 +405,7 @@ class Interpreter:
         if step is not None:
             return [step]
         return ask_anew(self.asked, (q for q in self._questions(game, t)
-                                     if self._waved.get(q.key) != self._version))
+                                     if self._waved.get(q.key) != self._order))
 
     def _next(self, game: Game, t: float) -> Apply | None:
         seat = game.turn
@@ -495,12 +495,14 @@ class Interpreter:
         once (moved: another card arrived there within GONE_S) is not laid twice. Where cards
         left for good, the laying ended then (the victor clearing his cards as soon as the
         others passed unseen): it is the cards laid until then; what came later is his next.
-        A card that left with his counted cards was cleared with them, not laid."""
-        cleared = [c.gone_t for c in self.cards.values()
+        A card that left with his counted cards and reads as one of them was one of them, seen
+        twice (a heap), not laid."""
+        cleared = [(c.gone_t, c.named or sure_name(c.reading) or "") for c in self.cards.values()
                    if c.status == "counted" and c.zone == seat and c.seen and not c.present]
         zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
-                and (c.present or (c.gone_t >= self._turn_began and not any(
-                    abs(c.gone_t - g) <= GONE_S for g in cleared)))]
+                and (c.present or not c.seen or (c.gone_t >= self._turn_began and not any(
+                    abs(c.gone_t - g) <= GONE_S and _probability(c.reading, n) >= MAY_BE_SAME
+                    for g, n in cleared)))]
         zone.sort(key=lambda c: c.order)
         left = [c for c in zone if c.seen and not c.present and not any(
             o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
@@ -535,14 +537,16 @@ class Interpreter:
                        for k in self.cards.values())
 
     def _other_acted(self, game: Game, seat: int, t: float) -> bool:
-        """Another seat still in the contest acted: a card of his lies settled in his zone, or
-        every card he laid in this contest has gone (settled). Turns go clockwise: the seat at
-        turn acted before him."""
+        """Another seat still in the contest acted: a card of his laid since the turn began
+        lies settled in his zone (one lying from before is no act), or every card he laid in
+        this contest has gone (settled). Turns go clockwise: the seat at turn acted before
+        him."""
         c = game.contest
         for other in range(game.n):
             if other == seat or not c.in_play(other):
                 continue
-            if any(t - k.t >= self.settle_s - 1e-9 for k in self._waiting(other)):
+            if any(k.t >= self._turn_began and t - k.t >= self.settle_s - 1e-9
+                   for k in self._waiting(other)):
                 return True
             laid = self._laid(game, other)
             if laid and not any(k.present for k in laid) and \
