@@ -335,20 +335,19 @@ def test_the_victor_clearing_his_cards_says_the_last_empty_seat_passed():
 
 
 def test_a_card_seen_twice_in_the_victors_heap_leaves_with_it_and_is_no_play():
-    t = Table(players=2)
+    t = Table(players=3)
     a = t.lay(0, sure("blue-2"))
     t.wait()
     b = t.lay(1, sure("blue-3"))
     t.wait()
-    t.take(a)  # Ana passes: Ben won
+    twice = t.lay(1, sure("blue-3"), dt=0.2)  # in Cy's turn: Ben's card found twice
+    t.take(a, dt=0.8)  # Cy laid nothing, Ana passes: Ben won
+    t.take(b, twice, dt=1.7)  # Ben clears his cards, the ghost with them
     t.wait()
-    twice = t.lay(1, sure("blue-3"), dt=0.2)  # his card found twice as his hand clears them
-    t.take(b, twice, dt=0.3)
-    t.wait()
-    t.lay(1, sure("red-5"))  # Ben opens the next contest
+    t.lay(1, sure("red-5"))  # and opens the next contest
     t.wait()
     assert t.events == [CardsPlayed(0, (C("blue-2"),)), CardsPlayed(1, (C("blue-3"),)),
-                        Passed(0), CardsPlayed(1, (C("red-5"),))]
+                        Passed(2), Passed(0), CardsPlayed(1, (C("red-5"),))]
 
 
 def test_a_card_laid_and_cleared_with_the_victors_is_his_play_all_the_same():

@@ -438,8 +438,9 @@ class Interpreter:
                 and t - max(c.gone_t for c in laid) >= self.settle_s - 1e-9:
             return Apply(Passed(seat), position=Position(
                 len(game.log), index, (), max(c.gone_t for c in laid)))
-        if self._empty(game, seat) and self._other_acted(game, seat, t):
-            return Apply(Passed(seat), position=Position(len(game.log), index, (), begun))
+        acted = self._other_acted(game, seat, t) if self._empty(game, seat) else None
+        if acted is not None:  # (his pass came before that act)
+            return Apply(Passed(seat), position=Position(len(game.log), index, (), acted))
         return None
 
     def _play_of(self, game: Game, seat: int) -> tuple[CardsPlayed, list[Seen]] | None:
@@ -495,14 +496,14 @@ class Interpreter:
         once (moved: another card arrived there within GONE_S) is not laid twice. Where cards
         left for good, the laying ended then (the victor clearing his cards as soon as the
         others passed unseen): it is the cards laid until then; what came later is his next.
-        A card that left with his counted cards and reads as one of them was one of them, seen
-        twice (a heap), not laid."""
-        cleared = [(c.gone_t, c.named or sure_name(c.reading) or "") for c in self.cards.values()
+        A card that appeared before his turn began and left with his counted cards was one of
+        them seen twice (a heap), not laid."""
+        cleared = [c.gone_t for c in self.cards.values()
                    if c.status == "counted" and c.zone == seat and c.seen and not c.present]
         zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
-                and (c.present or not c.seen or (c.gone_t >= self._turn_began and not any(
-                    abs(c.gone_t - g) <= GONE_S and _probability(c.reading, n) >= MAY_BE_SAME
-                    for g, n in cleared)))]
+                and (c.present or not c.seen or (c.gone_t >= self._turn_began and (
+                    c.t >= self._turn_began
+                    or not any(abs(c.gone_t - g) <= GONE_S for g in cleared))))]
         zone.sort(key=lambda c: c.order)
         left = [c for c in zone if c.seen and not c.present and not any(
             o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
@@ -536,23 +537,24 @@ class Interpreter:
         return not any(k.present and k.zone == seat and k.status != "counted"
                        for k in self.cards.values())
 
-    def _other_acted(self, game: Game, seat: int, t: float) -> bool:
-        """Another seat still in the contest acted: a card of his laid since the turn began
-        lies settled in his zone (one lying from before is no act), or every card he laid in
-        this contest has gone (settled). Turns go clockwise: the seat at turn acted before
-        him."""
+    def _other_acted(self, game: Game, seat: int, t: float) -> float | None:
+        """When another seat still in the contest acted, or None: a card of his laid since the
+        turn began lies settled in his zone (one lying from before is no act), or every card
+        of his the camera saw laid in this contest has gone (settled). Turns go clockwise: the
+        seat at turn acted before him."""
         c = game.contest
         for other in range(game.n):
             if other == seat or not c.in_play(other):
                 continue
-            if any(k.t >= self._turn_began and t - k.t >= self.settle_s - 1e-9
-                   for k in self._waiting(other)):
-                return True
-            laid = self._laid(game, other)
+            settled = [k.t for k in self._waiting(other)
+                       if k.t >= self._turn_began and t - k.t >= self.settle_s - 1e-9]
+            if settled:
+                return min(settled)
+            laid = self._laid_seen(game, other)
             if laid and not any(k.present for k in laid) and \
                     t - max(k.gone_t for k in laid) >= self.settle_s - 1e-9:
-                return True
-        return False
+                return max(k.gone_t for k in laid)
+        return None
 
     def _forget(self, game: Game) -> None:
         """Drop cards of earlier contests that left the table: they no longer matter."""
@@ -608,7 +610,7 @@ class Interpreter:
         if laid and not present and not acted_first:
             return []  # a pass by removal: no question
         partly_gone = bool(gone) and t - max(c.gone_t for c in gone) >= self.settle_s - 1e-9
-        if partly_gone or acted_first or self._other_acted(game, seat, t):
+        if partly_gone or acted_first or self._other_acted(game, seat, t) is not None:
             why = ("another player laid a card before his were taken away" if acted_first
                    else f"cards of {name}'s still lie in front of him")
             out.append(Question(
