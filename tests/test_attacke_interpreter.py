@@ -370,7 +370,8 @@ def test_a_card_laid_and_cleared_with_the_victors_is_his_play_all_the_same():
                             Passed(0)]
 
 
-def test_having_named_no_card_the_table_is_watched_before_asking_again():
+def ben_lays_again_while_anas_card_lies() -> Table:
+    """Ana, Ben and Cy challenged in red; at Ana's turn Ben lays again, her red 3 still there."""
     t = Table()
     t.lay(0, sure("red-3"))
     t.wait()
@@ -380,6 +381,11 @@ def test_having_named_no_card_the_table_is_watched_before_asking_again():
     t.wait()
     t.lay(1, sure("red-7"))
     t.wait()
+    return t
+
+
+def test_having_named_no_card_the_table_is_watched_before_asking_again():
+    t = ben_lays_again_while_anas_card_lies()
     t.answer("pass:0:0", "more")
     t.answer("more:0:0", "none")  # he thought better of it: nothing unseen after all
     t.wait()
@@ -442,15 +448,7 @@ def test_a_card_moved_within_the_zone_is_not_played_twice():
 
 
 def test_a_seat_whose_cards_still_lie_is_asked_whether_he_passed():
-    t = Table()
-    t.lay(0, sure("red-3"))
-    t.wait()
-    t.lay(1, sure("red-4"))
-    t.wait()
-    t.lay(2, sure("red-5"))
-    t.wait()
-    t.lay(1, sure("red-7"))  # Ana's red 3 still lies there, and Ben lays again
-    t.wait()
+    t = ben_lays_again_while_anas_card_lies()
     q = t.questions["pass:0:0"]
     assert [c.id for c in q.choices] == ["passed", "more", "wait"] and q.seat == 0
     t.answer("pass:0:0", "passed")
@@ -458,15 +456,7 @@ def test_a_seat_whose_cards_still_lie_is_asked_whether_he_passed():
 
 
 def test_cards_the_camera_did_not_see_are_named_by_a_person_one_by_one():
-    t = Table()
-    t.lay(0, sure("red-3"))
-    t.wait()
-    t.lay(1, sure("red-4"))
-    t.wait()
-    t.lay(2, sure("red-5"))
-    t.wait()
-    t.lay(1, sure("red-7"))  # Ana laid two cards the camera missed, then Ben laid again
-    t.wait()
+    t = ben_lays_again_while_anas_card_lies()  # Ana laid two unseen
     t.answer("pass:0:0", "more")
     q = t.questions["more:0:0"]
     assert {"red-2", "shield-7", "none"} <= {c.id for c in q.choices}
