@@ -234,7 +234,7 @@ class _Person(threading.Thread):
 def _report(record: Path, spec: GameSpec, true: Any, asked: int) -> int:
     got = spec.fold(read_game_record(record).events)
     questions = f"; {asked} question{'s' if asked != 1 else ''} answered" if asked else ""
-    if spec.replay_json(got) == spec.replay_json(true):
+    if spec.scoring(got) == spec.scoring(true):
         print("demo: the companion's scoresheet equals the replay of the game's record "
               f"({got.rounds_played} {PLAYED[spec.name]}{questions})", flush=True)
         return 0

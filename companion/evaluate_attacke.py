@@ -53,9 +53,9 @@ def play_footage(events: list[Any], frames: Path, reader: Any, fps: float = 10.0
         asked, offered = asked + a, offered + o
         seconds = time.perf_counter() - began
         source.close()
-        got = ATTACKE.replay_json(referee.game)["contests"]
+        got = ATTACKE.scoring(referee.game)["contests"]
         store.close()
-    want = ATTACKE.replay_json(true)["contests"]
+    want = ATTACKE.scoring(true)["contests"]
     right = sum(1 for g, w in zip(got, want, strict=False) if g == w)
     return {"players": len(true.players), "concealed": true.setup.variant.concealed,
             "contests": len(want), "right": right, "wrong": len(got) - right,

@@ -261,6 +261,18 @@ def test_a_record_names_its_game_and_reads_back():
     assert g.replay_json(g.fold(record.events)) == g.replay_json(Game.replay(events))
 
 
+def test_games_whose_plays_differ_only_in_the_order_laid_are_scored_alike():
+    g = game_named("attacke")
+    start = GameStarted(("Ana", "Ben"), 0)
+    red = (Card(3, Colour.RED), Card(4, Colour.RED))
+    laid = Game.replay([start, CardsPlayed(0, red), Passed(1)])
+    seen = Game.replay([start, CardsPlayed(0, red[::-1]), Passed(1)])  # the 4 found first
+    other = Game.replay([start, CardsPlayed(0, (Card(2, Colour.RED), Card(5, Colour.RED))),
+                         Passed(1)])
+    assert g.replay_json(laid) != g.replay_json(seen)  # the record keeps the order seen
+    assert g.scoring(laid) == g.scoring(seen) != g.scoring(other)
+
+
 def test_undo_takes_back_the_last_event():
     events = random_game(random.Random(3), 3, contests=2)
     numbered = [*enumerate(events, 1), (99, Undo()), (100, events[-1])]

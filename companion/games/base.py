@@ -426,6 +426,11 @@ class GameSpec(Protocol):
         """Everything the table shows now: what the web page and the LEDs render."""
         ...
 
+    def scoring(self, game: Any) -> Any:
+        """What the score rests on, for telling whether two games were scored alike (the
+        demo's check, the benches): `replay_json` less what no rule depends on."""
+        ...
+
 
 @dataclass(frozen=True)
 class Package:
@@ -445,6 +450,10 @@ class Package:
     log: Callable[[Sequence[Any]], Log]
     snapshot: Callable[[Any], dict[str, Any]]
     interpreter: Callable[[], Interpreter] | None = None  # None: not yet refereed at a table
+    scoring_of: Callable[[Any], Any] | None = None         # None: the whole replay_json
+
+    def scoring(self, game: Any) -> Any:
+        return (self.scoring_of or self.replay_json)(game)
 
 
 def event_log(game_type: type[EventGame[Any]]) -> Callable[[Sequence[Any]], EventLog[Any]]:

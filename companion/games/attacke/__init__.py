@@ -12,11 +12,8 @@ from ..base import Package, event_log
 from .events import event_to_json, fold_record, parse_event
 from .interpreter import Interpreter
 from .randgame import random_game
-from .rules import SEATS, Card, Colour, Game, Variant
-from .views import replay_json, scoresheet_text, snapshot
-
-CARD_NAMES = (*(str(Card(v, c)) for c in Colour for v in (2, 3, 4, 5, 7)),
-              "shield-7", "shield-10", "back")  # "back": a card laid face down (A12)
+from .rules import CARD_NAMES, SEATS, Game, Variant
+from .views import replay_json, scoresheet_text, scoring, snapshot
 
 
 def _random_game(seed: int, players: int, **options: Any) -> list[Any]:
@@ -27,4 +24,4 @@ GAME = Package(
     name="attacke", title="Attacke", seats=SEATS, deck=CARD_NAMES,
     parse_event=parse_event, event_to_json=event_to_json, fold=fold_record,
     replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game,
-    log=event_log(Game), snapshot=snapshot, interpreter=Interpreter)
+    log=event_log(Game), snapshot=snapshot, interpreter=Interpreter, scoring_of=scoring)

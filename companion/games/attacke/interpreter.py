@@ -64,17 +64,7 @@ from typing import Any, Literal, NamedTuple
 from vision.types import Change, Observation, Reading
 
 from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
-from .rules import (
-    KNIGHT_VALUES,
-    SHIELD_VALUES,
-    Card,
-    CardsPlayed,
-    Colour,
-    Game,
-    NotHigher,
-    Passed,
-    RuleError,
-)
+from .rules import BACK, CARD_NAMES, Card, CardsPlayed, Game, NotHigher, Passed, RuleError
 
 SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
 GONE_S = 1.0           # ... or this long after all of it was taken away (not a card moved)
@@ -84,10 +74,7 @@ MAY_BE_SAME = 0.2      # this probability, is the card seen again, not a new one
 MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
 MIN_ODDS = 4.0         # this many times likelier than the next legal card,
 MIN_RAW = 0.25         # and the reader itself gave it at least this
-BACK = "back"          # a card laid face down (A12)
 MORE = "more"          # the answer: he laid cards the camera did not see
-NAMES: tuple[str, ...] = (*(str(Card(v, c)) for c in Colour for v in sorted(KNIGHT_VALUES)),
-                          *(str(Card(v)) for v in sorted(SHIELD_VALUES)), BACK)  # the deck
 
 
 # --- the reader's names for a card: the one place that reads them ------------------------------
@@ -581,7 +568,7 @@ class Interpreter:
                 if certain is not None and not c.refused:
                     continue
                 others = [n for k, n in zip(mine, names, strict=True) if k is not c and n]
-                legal = [n for n in NAMES if legal_name(game, seat, n, others)]
+                legal = [n for n in CARD_NAMES if legal_name(game, seat, n, others)]
                 ranked = _ranked(c.reading, legal)
                 sure = sure_name(c.reading) if c.named is None else c.named
                 ok = sure if sure in legal else None
@@ -627,7 +614,7 @@ class Interpreter:
         """Which card the seat laid that the camera did not see (asked until `none`)."""
         index, name = game.contest.index, game.players[seat]
         names = [n for n in self._certain(game, seat, mine) if n is not None]
-        legal = [n for n in NAMES if legal_name(game, seat, n, names)
+        legal = [n for n in CARD_NAMES if legal_name(game, seat, n, names)
                  and not (n == BACK and BACK in names)]  # face down: their count is asked
         seen = ", ".join(_label(n) for n in names) or "nothing"
         return Question(

@@ -134,6 +134,10 @@ DECK: tuple[Card, ...] = (
     *(Card(v, c) for c in Colour for v, n in KNIGHT_VALUES.items() for _ in range(n)),
     *(Card(v) for v, n in SHIELD_VALUES.items() for _ in range(n)),
 )  # 96 cards
+BACK = "back"  # the reader's name for a card laid face down (A12)
+# The names of the deck's cards, in the deck's order: what the reader is taught (`teach`).
+CARD_NAMES: tuple[str, ...] = (*(str(Card(v, c)) for c in Colour for v in sorted(KNIGHT_VALUES)),
+                               *(str(Card(v)) for v in sorted(SHIELD_VALUES)), BACK)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rules import Colour, Contest, Game
+from .rules import CARD_NAMES, Colour, Contest, Game
 
 
 def contest_json(c: Contest) -> dict[str, Any]:
@@ -36,6 +36,16 @@ def replay_json(game: Game) -> dict[str, Any]:
         "totals": game.totals(),
         "winners": game.winners(),
     }
+
+
+def scoring(game: Game) -> dict[str, Any]:
+    """The replay as the score rests on it: a seat's cards of a contest as a set of cards (in
+    the deck's order), not in the order laid. No rule asks that order, and the camera cannot
+    always see it (a fan laid at once, its first card found last)."""
+    replay = replay_json(game)
+    for contest in replay["contests"]:
+        contest["cards"] = [sorted(cards, key=CARD_NAMES.index) for cards in contest["cards"]]
+    return replay
 
 
 def snapshot(game: Game) -> dict[str, Any]:
