@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from companion.games import attacke
 from companion.games.attacke.interpreter import (
-    NAMES,
     SETTLE_S,
     Interpreter,
     candidates,
@@ -21,6 +20,7 @@ from companion.games.attacke.interpreter import (
 )
 from companion.games.attacke.randgame import random_game
 from companion.games.attacke.rules import (
+    CARD_NAMES,
     Card,
     CardsPlayed,
     Game,
@@ -38,7 +38,7 @@ def read(*cands: tuple[str, float], sure: bool = False) -> Reading:
     """A reading of Attacke's names (a taught deck's): the given candidates, the rest of the
     probability spread over the other cards; `sure`: the reader is sure of the first."""
     total = sum(p for _, p in cands)
-    rest = [n for n in NAMES if n not in {c for c, _ in cands}]
+    rest = [n for n in CARD_NAMES if n not in {c for c, _ in cands}]
     named = (*cands, *((n, (1 - total) / len(rest)) for n in rest))
     return Reading.of_name(cands[0][0] if sure else None, cands[0][1], named, 0.9)
 
@@ -382,6 +382,18 @@ def ben_lays_again_while_anas_card_lies() -> Table:
     t.lay(1, sure("red-7"))
     t.wait()
     return t
+
+
+def test_the_table_going_on_while_a_question_waits_makes_new_layings():
+    t = Table(players=2)
+    track = t.lay(0, read(("red-3", 0.6), ("red-5", 0.3)))  # unsure: asked
+    t.lay(1, sure("red-4"))
+    t.lay(0, sure("red-7"))  # Ana's next challenge, laid before anyone answered
+    t.wait()
+    t.answer(f"card:{track}", "red-3")
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-3"),)), CardsPlayed(1, (C("red-4"),)),
+                        CardsPlayed(0, (C("red-7"),))]
 
 
 def test_having_named_no_card_the_table_is_watched_before_asking_again():

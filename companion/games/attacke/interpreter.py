@@ -484,20 +484,32 @@ class Interpreter:
         left for good, the laying ended then (the victor clearing his cards as soon as the
         others passed unseen): it is the cards laid until then; what came later is his next.
         A card that appeared before his turn began and left with his counted cards was one of
-        them seen twice (a heap), not laid."""
+        them seen twice (a heap), not laid. A card of his laid after another seat's card is his
+        next laying (the table went on while a question about this one waited)."""
         cleared = [c.gone_t for c in self.cards.values()
                    if c.status == "counted" and c.zone == seat and c.seen and not c.present]
         zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
                 and (c.present or not c.seen or (c.gone_t >= self._turn_began and (
                     c.t >= self._turn_began
                     or not any(abs(c.gone_t - g) <= GONE_S for g in cleared))))]
-        zone.sort(key=lambda c: c.order)
+        zone = self._until_another_seat(seat, sorted(zone, key=lambda c: c.order))
         left = [c for c in zone if c.seen and not c.present and not any(
-            o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
+            o.seen and o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
         if not left:  # (a card a person named, unseen, is laid: it never lay in view)
             return [c for c in zone if c.present or not c.seen]
         ended = min(c.gone_t for c in left)
         return [c for c in zone if not c.seen or (c.t <= ended and (c in left or c.present))]
+
+    def _until_another_seat(self, seat: int, zone: list[Seen]) -> list[Seen]:
+        """The seen cards of `zone` (in order) up to the first laid after another seat's
+        card; the cards a person named stay."""
+        others = [c.order for c in self.cards.values()
+                  if c.seen and c.zone not in (None, seat) and c.status != "ignored"]
+        seen = [c for c in zone if c.seen]
+        for before, after in zip(seen, seen[1:], strict=False):
+            if any(before.order < o < after.order for o in others):
+                return [c for c in zone if not c.seen or c.order < after.order]
+        return zone
 
     def _laid(self, game: Game, seat: int) -> list[Seen]:
         """The counted cards `seat` laid in the contest in play."""
