@@ -46,8 +46,8 @@ Answerer = Callable[[dict[str, Any], dict[str, Any]], str]
 def demo_events(args: argparse.Namespace) -> list[Any]:
     """The random game the demo plays; a ValueError in one line for one it cannot play."""
     if args.game not in PLAYED:
-        raise ValueError(f"the demo plays {' and '.join(PLAYED)}; the {args.game} game is not "
-                         "refereed at the table yet")
+        raise ValueError(f"the demo plays {' and '.join(PLAYED)}; it has no footage of the "
+                         f"{args.game} game yet")
     spec = game_named(args.game)
     players = args.players if args.players is not None else 3
     if players not in spec.seats:
