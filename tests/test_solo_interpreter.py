@@ -180,6 +180,19 @@ def test_a_mission_is_its_cards_on_a_spot_and_every_informant_turned():
                                       (C("2D"), C("3D"), C("4D")), C("10S"))]
 
 
+def test_an_informant_turned_over_where_it_lies_keeps_its_track_and_counts():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    for back, name in zip(backs, ("5D", "3D", "4D"), strict=True):  # the watcher's same track
+        t.t += 0.4
+        obs = Observation(sure(name), QUAD, (float(back), 0.0), ROW, 3, back)
+        t.it.seen([Change("appeared", obs, 0)], t.t)
+        t.settle()
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
+
+
 def test_a_failed_mission_is_scored_at_once_and_leaves_no_card():
     t = Table()
     backs = dealt(t)

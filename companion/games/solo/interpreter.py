@@ -204,9 +204,13 @@ class Interpreter:
                 self.cards[obs.track] = Seen(obs.track, _zone(obs), obs.reading, t, self._order,
                                              x=float(obs.center[0]))
             else:  # the same card, read again
+                turned = _top(card.reading) != _top(obs.reading)
                 card.reading, card.present = obs.reading, True
                 if card.status == "waiting":
                     card.zone, card.refused = _zone(obs), ""
+                    if turned:  # turned over where it lies (an informant): new on the table
+                        self._order += 1
+                        card.order, card.t = self._order, t
 
     def applied(self, decision: Apply) -> None:
         """The referee applied `decision`: its cards now stand for its move."""
@@ -523,6 +527,12 @@ def _trailing_draws(game: Game) -> int:
             break
         n += 1
     return n
+
+
+def _top(reading: Any) -> str | None:
+    """What a reading says first: its sure name, or its best guess."""
+    best = max(candidates(reading), key=lambda x: x[1], default=None)
+    return sure_name(reading) or (best[0] if best else None)
 
 
 def _probability(reading: Any, name: str) -> float:
