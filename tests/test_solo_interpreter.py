@@ -308,6 +308,21 @@ def test_a_mission_the_rules_refuse_as_a_whole_asks_about_its_cards():
     assert any(key.startswith("card:") for key in t.questions)
 
 
+def test_moves_made_while_a_question_waits_are_taken_in_the_order_made():
+    t = Table()
+    backs = dealt(t)
+    discard = t.lay(HAND, sure("2C"))
+    t.wait()
+    assert "draws:0" in t.questions
+    t.take(discard)
+    backs.append(t.lay(ROW, sure("back"), x=3))  # the redraw's informant
+    t.lay(HAND, sure("3C"))  # the next redraw, laid before anyone answered
+    t.wait()
+    t.answer("draws:0", "0")
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("2C"),)), CardsRedrawn((C("3C"),))]
+
+
 def test_a_success_whose_cards_all_still_lie_asks_which_stays():
     t = Table()
     backs = dealt(t)

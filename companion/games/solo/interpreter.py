@@ -293,7 +293,11 @@ class Interpreter:
     def _next(self, game: Game, t: float, questions: list[Question]) -> Apply | None:
         """The next event the table shows, or None (the questions that stand in its way are
         added to `questions`)."""
-        move = self._mission(game, t, questions) or self._from_hand(game, t, questions)
+        spot, hand = self._spot_laying(), self._hand_laying()
+        if spot and (not hand or spot[0].order < hand[0].order):  # the move laid first
+            move = self._mission(game, spot, t, questions)
+        else:
+            move = self._from_hand(game, hand, t, questions)
         if move is not None:
             draws = self._draws_before(game, move, questions)
             if draws is not True:
@@ -341,9 +345,9 @@ class Interpreter:
 
     # -- a mission -----------------------------------------------------------------------------
 
-    def _mission(self, game: Game, t: float, questions: list[Question]) -> Move | None:
+    def _mission(self, game: Game, laying: list[Seen], t: float, questions: list[Question]
+                 ) -> Move | None:
         """The mission the table shows: cards laid on a spot, then every informant turned."""
-        laying = self._spot_laying()
         if not laying:
             return None
         spot = SPOTS[str(laying[0].zone)]
@@ -421,7 +425,12 @@ class Interpreter:
         """The cards of the mission being laid: those waiting on the spot of the first one."""
         waiting = sorted((c for c in self.cards.values() if c.status == "waiting"
                           and str(c.zone) in SPOTS), key=lambda c: c.order)
-        return [c for c in waiting if c.zone == waiting[0].zone] if waiting else []
+        return _one_move([c for c in waiting if c.zone == waiting[0].zone] if waiting else [])
+
+    def _hand_laying(self) -> list[Seen]:
+        """The cards of the move being laid in front of the player."""
+        return _one_move(sorted((c for c in self.cards.values() if c.status == "waiting"
+                                 and c.zone == HAND), key=lambda c: c.order))
 
     def _row(self, after: int, gone_too: bool = False) -> list[Seen]:
         """The cards that came into the row after arrival `after` and are no part of the game
@@ -436,9 +445,8 @@ class Interpreter:
 
     # -- cards from the hand: a jack, a redraw ---------------------------------------------------
 
-    def _from_hand(self, game: Game, t: float, questions: list[Question]) -> Move | None:
-        laying = sorted((c for c in self.cards.values() if c.status == "waiting"
-                         and c.zone == HAND), key=lambda c: c.order)
+    def _from_hand(self, game: Game, laying: list[Seen], t: float, questions: list[Question]
+                   ) -> Move | None:
         if not laying:
             return None
         row = self._row(self._moved)
@@ -512,6 +520,13 @@ class Interpreter:
 
 
 # --- helpers -------------------------------------------------------------------------------------
+
+
+def _one_move(laying: list[Seen]) -> list[Seen]:
+    """The cards of one move: those laid until its first card was taken away (what was laid
+    after that is the next move's, laid while a question about this one waited)."""
+    gone = [c.gone_t for c in laying if not c.present]
+    return [c for c in laying if c.t <= min(gone)] if gone else laying
 
 
 def _moves(game: Game) -> int:
