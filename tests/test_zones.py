@@ -72,6 +72,7 @@ def test_named_places_are_optional_and_win_over_a_seat(tmp_path):
     save_zones(z, path)
     assert load_zones(path).zone_of((100, 300)) == "1a"
     assert "places" not in Zones.from_dict(ZONES).to_dict()  # a file without places as before
-    for bad in ({"1": SQUARE}, {"scoring": SQUARE}, []):
+    assert Zones.from_dict({**ZONES, "places": {"3": SQUARE}}).zone_of((50, 50)) == "3"
+    for bad in ({"": SQUARE}, {"scoring": SQUARE}, []):
         with pytest.raises(ZonesError, match="place"):
             Zones.from_dict({**ZONES, "places": bad})

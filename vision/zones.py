@@ -88,13 +88,14 @@ class Zones:
 
 
 def _places(raw: object) -> tuple[tuple[str, np.ndarray], ...]:
-    """The optional named places: a name (not a seat's, not the row's) and its polygon each."""
+    """The optional named places: a name (not the row's) and its polygon each; a place's name
+    is text, so "3" names a place, never seat 3."""
     if not isinstance(raw, dict):
         raise ZonesError("zones: 'places' must be an object of name: polygon")
     out = []
     for name, poly in raw.items():
-        if not name or name == "scoring" or name.isdigit():
-            raise ZonesError(f"zones: {name!r} cannot name a place (a seat's or the row's name)")
+        if not name or name == "scoring":
+            raise ZonesError(f"zones: {name!r} cannot name a place (it is the row's name)")
         out.append((name, _polygon(poly, f"zones: place {name}")))
     return tuple(out)
 

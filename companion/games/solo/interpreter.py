@@ -424,7 +424,8 @@ class Interpreter:
     def _spot_laying(self) -> list[Seen]:
         """The cards of the mission being laid: those waiting on the spot of the first one."""
         waiting = sorted((c for c in self.cards.values() if c.status == "waiting"
-                          and str(c.zone) in SPOTS), key=lambda c: c.order)
+                          and isinstance(c.zone, str) and c.zone in SPOTS),
+                         key=lambda c: c.order)
         return _one_move([c for c in waiting if c.zone == waiting[0].zone] if waiting else [])
 
     def _hand_laying(self) -> list[Seen]:
