@@ -203,12 +203,15 @@ def view_from_snapshot(snapshot: Mapping[str, Any], status: str, now: float,
 
     trick_scored_at: when the referee scored `last_trick` (same clock), or None; its high and
     low seats flash for FLASH_S seconds from then. After the game only the winners glow (white).
-    An Attacke snapshot (`"game": "attacke"`) has lights of its own: attacke_view.
+    An Attacke snapshot (`"game": "attacke"`) has lights of its own: attacke_view; so has a
+    solo one: solo_view.
     """
     if not isinstance(snapshot, Mapping):
         raise SnapshotError(f"snapshot: expected an object, got {type(snapshot).__name__}")
     if snapshot.get("game") == "attacke":
         return attacke_view(snapshot, status, now, trick_scored_at)
+    if snapshot.get("game") == "solo":
+        return solo_view(snapshot, status, now, trick_scored_at)
     balances = snapshot.get("balances")
     if not isinstance(balances, Sequence) or isinstance(balances, str) or not balances:
         raise SnapshotError(f"snapshot balances: expected a list of integers, got {balances!r}")
@@ -284,3 +287,33 @@ def attacke_view(snapshot: Mapping[str, Any], status: str, now: float,
         won_light = flash.get(seat)
         seats.append(SeatLight(seat, 0, role, main, won_light, "won" if won_light else None))
     return LedView(tuple(seats), status_light(status), status, now)
+
+
+def solo_view(snapshot: Mapping[str, Any], status: str, now: float,
+              mission_at: float | None) -> LedView:
+    """The lights for a solo snapshot (companion.games.solo.views.snapshot): one seat, white.
+
+    The player's light breathes while the game goes on (it is always his turn). For FLASH_S
+    seconds from `mission_at` (when the referee scored `last_mission`, same clock) it blinks:
+    slow and long for a mission won, three quick blinks for one lost. After the game it glows
+    steady white if he won, and is dark if he lost.
+    """
+    game_over = bool(snapshot.get("game_over", False))
+    won = game_over and snapshot.get("result") == "won"
+    if won:
+        main, role = Light("white", TURN_LEVEL), "winner"
+    elif game_over:
+        main, role = OFF, "off"
+    else:
+        main, role = Light("white", TURN_LEVEL, "pulse"), "turn"
+    flash, flash_role = None, None
+    last = snapshot.get("last_mission")
+    if last is not None and mission_at is not None and now < mission_at + FLASH_S:
+        if not isinstance(last, Mapping):
+            raise SnapshotError(f"snapshot last_mission: expected an object, got {last!r}")
+        success = bool(last.get("success"))
+        flash = Light("white", 1.0, "flash_high" if success else "flash_low", mission_at,
+                      mission_at + FLASH_S)
+        flash_role = "won" if success else "lost"
+    return LedView((SeatLight(0, 0, role, main, flash, flash_role),), status_light(status),
+                   status, now)

@@ -207,3 +207,30 @@ def test_attacke_game_over_lights_the_winners_only():
 def test_attacke_bad_snapshots_are_refused_in_one_line(bad, message):
     with pytest.raises(SnapshotError, match=message):
         view_from_snapshot({"game": "attacke", **bad}, "watching", 0.0, None)
+
+
+def solo_snapshot(events_after: int | None = None) -> dict:
+    """The snapshot of the solo game of seed 1 after its first mission (or at the end)."""
+    from companion.games import game_named
+    from companion.games.solo.rules import MissionPlayed
+
+    spec = game_named("solo")
+    events = list(spec.random_game(1))
+    first = next(i for i, e in enumerate(events) if isinstance(e, MissionPlayed))
+    upto = events_after if events_after is not None else first + 1
+    return spec.snapshot(spec.log(events[:upto]).game)
+
+
+def test_solo_light_breathes_blinks_for_a_mission_and_tells_the_end():
+    mid = solo_snapshot()
+    success = mid["last_mission"]["success"]
+    view = view_from_snapshot(mid, "watching", 10.1, 10.0)
+    (ana,) = view.seats
+    assert (ana.role, ana.main.pattern) == ("turn", "pulse")
+    assert ana.flash_role == ("won" if success else "lost")
+    assert ana.active(10.1).pattern == ("flash_high" if success else "flash_low")
+    assert ana.active(13.5) is ana.main and view_from_snapshot(mid, "watching", 10.1,
+                                                                None).seats[0].flash is None
+    end = solo_snapshot(10**6)
+    (ana,) = view_from_snapshot(end, "watching", 0.0, None).seats
+    assert ana.role == ("winner" if end["result"] == "won" else "off")
