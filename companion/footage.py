@@ -95,22 +95,23 @@ def attacke_actions(events: list[Any], design: Any) -> list[Any]:
 
 
 def solo_areas() -> dict[str, Any]:
-    """The solo table as the simulator lays it out: the informants' row along the far edge (the
-    scoring row), the pyramid's spots below it (the Big Hit on top), the player's own laying
-    (a redraw's discards, a jack) to the left of the Big Hit and the Rebels' deck to its
-    right (docs/games.md, "Solo at the table")."""
+    """The solo table as the simulator lays it out, no card over another (the watcher tells
+    overlapping playing cards apart badly): the informants' row along the far edge in two lines
+    (the scoring row), the spots of level 1 in a column on the left, those of levels 2 and 3
+    beside them, each room for five cards in a line; the player's own laying (a redraw's
+    discards, a jack) and the Rebels' deck on the right (docs/games.md, "Solo at the table")."""
     from vision.sim.footage import Area
 
+    lines = (0.36, 0.535, 0.71)  # the tops of the spots' three lines
+    left, right = (0.005, 0.34), (0.345, 0.68)
+    spots = {name: Area(x[0], y, x[1], y + 0.175, step=1.05) for name, x, y in (
+        ("1a", left, lines[0]), ("1b", left, lines[1]), ("1c", left, lines[2]),
+        ("2a", right, lines[0]), ("2b", right, lines[1]), ("3", right, lines[2]))}
     return {
-        "scoring": Area(0.03, 0.02, 0.97, 0.36, step=0.75),
-        "3": Area(0.35, 0.37, 0.65, 0.53, step=0.55),
-        "2a": Area(0.18, 0.54, 0.48, 0.73, step=0.55),
-        "2b": Area(0.52, 0.54, 0.82, 0.73, step=0.55),
-        "1a": Area(0.02, 0.75, 0.32, 0.95, step=0.55),
-        "1b": Area(0.35, 0.75, 0.65, 0.95, step=0.55),
-        "1c": Area(0.68, 0.75, 0.98, 0.95, step=0.55),
-        "front": Area(0.02, 0.38, 0.30, 0.53, step=0.55, zone=False),  # the player's zone
-        "deck": Area(0.82, 0.38, 0.97, 0.53),
+        "scoring": Area(0.005, 0.005, 0.995, 0.355, step=1.1),
+        **spots,
+        "front": Area(0.685, 0.36, 0.995, 0.72, step=1.1, zone=False),  # the player's zone
+        "deck": Area(0.80, 0.76, 0.99, 0.99),
     }
 
 
@@ -119,19 +120,23 @@ DRAW_S = 1.0  # a card drawn: the hand reaches the deck, the table does not chan
 
 def solo_actions(events: list[Any], design: Any) -> list[Any]:
     """The table actions that play out a solo game: the informants dealt face down along the
-    row in the order dealt; a jack laid in front of the player and an informant turned where it
-    lies; a redraw's cards laid in front, taken away, then the new informants; a mission's cards
-    laid on its spot, every informant turned, then the row cleared and the spot's cards taken
-    away but the one that stays (S13), then the new informants; the Rebels' deck taken away
-    once the game is over."""
+    row in the order dealt; a jack laid in front of the player and an informant turned (picked
+    up and laid back face up where it lay); a redraw's cards laid in front, taken away, then
+    the new informants; a mission's cards laid on its spot, every informant turned, then the
+    row cleared and the spot's cards taken away but the one that stays (S13), then the new
+    informants; the Rebels' deck taken away once the game is over."""
     from vision.sim.faces import Printed
-    from vision.sim.footage import LayAt, Pause, Take, Turn
+    from vision.sim.footage import LayAt, Pause, Take
 
     rules = solo_rules
     game = rules.Game(events[0])
 
     def card(name: Any) -> Printed:
         return Printed(str(name), design)
+
+    def turn(slot: int, name: Any) -> list[Any]:
+        """An informant picked up and laid back face up where it lay."""
+        return [Take("scoring", (slot,)), LayAt("scoring", card(name), slot)]
 
     def deal(first: int, n: int) -> list[Any]:
         return [LayAt("scoring", card("back"), slot) for slot in range(first, first + n)]
@@ -150,8 +155,7 @@ def solo_actions(events: list[Any], design: Any) -> list[Any]:
             slot = coming[i].index(event.revealed) if event.revealed in coming[i] else \
                 min(set(range(dealt)) - turned)
             turned.add(slot)
-            actions += [LayAt("front", card(event.jack)), Turn("scoring", slot,
-                                                                 card(event.revealed)),
+            actions += [LayAt("front", card(event.jack)), *turn(slot, event.revealed),
                         Take("front")]
         elif isinstance(event, rules.CardsRedrawn):
             new = game.opponent.informants - before
@@ -162,8 +166,8 @@ def solo_actions(events: list[Any], design: Any) -> list[Any]:
             spot = event.spot.value
             stays = event.cards.index(event.laid) if event.laid is not None else None
             actions += [LayAt(spot, card(c)) for c in event.cards]
-            actions += [Turn("scoring", slot, card(c)) for slot, c in enumerate(event.informants)
-                        if slot not in turned]
+            actions += [a for slot, c in enumerate(event.informants) if slot not in turned
+                        for a in turn(slot, c)]
             actions += [Take("scoring"), Take(spot, tuple(k for k in range(len(event.cards))
                                                           if k != stays))]
             dealt, turned = game.opponent.informants, set()

@@ -155,7 +155,9 @@ def test_a_lone_jack_taken_away_with_no_informant_turned_was_discarded():
     jack = t.lay(HAND, sure("JS"))
     t.wait()
     t.take(jack)
-    assert t.events == [] and not t.questions
+    t.lay(ROW, sure("back"), x=3)  # a card face down seen anew (or dealt): no sign either way
+    t.wait()
+    assert t.events == [] and not t.questions  # a slow read of the card turned has this long
     t.wait()
     t.drew(0)
     assert t.events == [CardsRedrawn((C("JS"),))]

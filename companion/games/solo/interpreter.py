@@ -18,7 +18,7 @@ The hand is never seen. What becomes an event:
   cleared all but one card from the spot (`laid`: that card), or all of them (`laid` none).
 - **A jack** (S8): a lone jack laid in the player's zone and one informant turned face up.
 - **A redraw** (S7): any other cards laid in the player's zone, once the laying settled; a lone
-  jack is a redraw once new informants are dealt, or once it is taken away with none turned.
+  jack is a redraw once it is taken away and no informant was turned for twice `settle_s`.
 - **Draws** (S6) are never seen. Before a move, the draws its cards need (the hand must hold
   them) are certain; where the hand could have taken more, a person says how many ("How many
   cards did Ana draw before this move?", OK confirming the least). The Rebels' deck taken away
@@ -440,9 +440,11 @@ class Interpreter:
                        and c.order > after and (c.present or gone_too)), key=lambda c: c.order)
 
     def _settled(self, laying: list[Seen], t: float, row: list[Seen]) -> bool:
-        """No new card for `settle_s`, or the row has changed since the last card laid."""
+        """No new card for `settle_s`, or an informant was turned since the last card laid (a
+        card face down seen anew is no sign: the watcher may lose one under a hand)."""
         return t - max(c.t for c in laying) >= self.settle_s - 1e-9 or \
-            any(c.order > max(k.order for k in laying) for c in row)
+            any(c.order > max(k.order for k in laying) and _top(c.reading) != BACK
+                for c in row)
 
     # -- cards from the hand: a jack, a redraw ---------------------------------------------------
 
@@ -465,8 +467,9 @@ class Interpreter:
 
     def _jack(self, game: Game, jack: Seen, card: Card, row: list[Seen], t: float,
               questions: list[Question]) -> Move | None:
-        """A lone jack: it turned the informant that appeared face up, or it was discarded
-        (new informants dealt, or it was taken away with none turned)."""
+        """A lone jack: it turned the informant that appeared face up, or it was discarded: it
+        was taken away and no informant turned for twice `settle_s` (the turned card is read
+        before the jack is taken away, and a slow read has that long)."""
         names = self._certain(row, lambda n, others: informant(game, n, others))
         faces = [(c, n) for c, n in zip(row, names, strict=True) if n != BACK]
         if faces:
@@ -476,9 +479,8 @@ class Interpreter:
             if name is None:
                 return None
             return Move(JackPlayed(card, Card.parse(name)), (jack.track, seen.track), 1)
-        dealt = any(c.order > jack.order for c, n in zip(row, names, strict=True) if n == BACK)
-        taken = not jack.present and t - jack.gone_t >= self.settle_s - 1e-9
-        return Move(CardsRedrawn((card,)), (jack.track,), 1) if dealt or taken else None
+        taken = not jack.present and t - jack.gone_t >= 2 * self.settle_s - 1e-9
+        return Move(CardsRedrawn((card,)), (jack.track,), 1) if taken else None
 
     # -- certain names, and the questions about the rest -------------------------------------------
 
