@@ -116,6 +116,7 @@ def solo_areas() -> dict[str, Any]:
 
 
 DRAW_S = 1.0  # a card drawn: the hand reaches the deck, the table does not change
+LOOK_S = 3.0  # the informants all turned: the player counts the mission before clearing
 
 
 def solo_actions(events: list[Any], design: Any) -> list[Any]:
@@ -156,7 +157,7 @@ def solo_actions(events: list[Any], design: Any) -> list[Any]:
                 min(set(range(dealt)) - turned)
             turned.add(slot)
             actions += [LayAt("front", card(event.jack)), *turn(slot, event.revealed),
-                        Take("front")]
+                        Pause(DRAW_S), Take("front")]
         elif isinstance(event, rules.CardsRedrawn):
             new = game.opponent.informants - before
             actions += [*(LayAt("front", card(c)) for c in event.cards), Pause(DRAW_S),
@@ -168,8 +169,8 @@ def solo_actions(events: list[Any], design: Any) -> list[Any]:
             actions += [LayAt(spot, card(c)) for c in event.cards]
             actions += [a for slot, c in enumerate(event.informants) if slot not in turned
                         for a in turn(slot, c)]
-            actions += [Take("scoring"), Take(spot, tuple(k for k in range(len(event.cards))
-                                                          if k != stays))]
+            others = tuple(k for k in range(len(event.cards)) if k != stays)
+            actions += [Pause(LOOK_S), Take("scoring"), Take(spot, others)]
             dealt, turned = game.opponent.informants, set()
             actions += deal(0, dealt)
     if game.game_over:

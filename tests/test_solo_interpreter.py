@@ -195,6 +195,23 @@ def test_an_informant_turned_over_where_it_lies_keeps_its_track_and_counts():
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
 
 
+def test_an_informant_the_camera_missed_is_asked_once_the_row_is_cleared():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    t.take(*backs)
+    faces = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("5D", "3D"))]  # 4D unseen
+    t.take(*faces)
+    assert t.events == [] and not t.questions
+    t.wait()
+    q = t.questions["missing:0"]
+    ids = [c.id for c in q.choices]
+    assert "4D" in ids and "5D" not in ids and "3D" not in ids and "QD" not in ids
+    t.answer("missing:0", "4D")
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
+
+
 def test_a_failed_mission_is_scored_at_once_and_leaves_no_card():
     t = Table()
     backs = dealt(t)

@@ -36,10 +36,11 @@ again, and nothing is inferred until the table changes. Solo has no corrections 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from vision.types import Change, Observation, Reading
 
@@ -62,6 +63,8 @@ GONE_S = 1.0           # a card taken away stays away this long before it counts
 MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
 MIN_ODDS = 4.0         # this many times likelier than the next legal card,
 MIN_RAW = 0.25         # and the reader itself gave it at least this
+ACROSS = 0.5           # an unsure card this many card widths from another is no card
+SEEN_AGAIN_S = 3.0     # a card counted, seen anew within this long where it lay
 BACK = "back"          # a card face down: an informant not turned, the Rebels' deck
 HAND = 0               # the player's zone: a seat's zone, the only one
 ROW = "scoring"        # the informants' row: the zones file's scoring row
@@ -136,6 +139,7 @@ def informant(game: Game, name: str, others: Iterable[str] = ()) -> bool:
 
 Status = Literal["waiting", "counted", "ignored"]
 Zone = int | str | None
+Face = tuple[tuple[float, float], str, int | None]  # an informant turned: where, name, track
 
 
 @dataclass
@@ -153,7 +157,10 @@ class Seen:
     named: str | None = None         # what a person said it is
     refused: str = ""                # why the rules refused the move it was part of
     at: int = -1                     # counted: its event's place in the game's log
-    x: float = 0.0                   # across the picture: the row lists informants by it
+    x: float = 0.0                   # where in the picture: the row lists informants by it,
+    y: float = 0.0                   # line by line
+    size: float = 0.0                # the card's longer side in the picture
+    width: float = 0.0               # and its shorter side
 
 
 @dataclass
@@ -182,8 +189,9 @@ class Interpreter:
     _held: int | None = None                               # the version at the last undo
     _draws: dict[int, int] = field(default_factory=dict)   # move number -> draws said before it
     _laid: dict[int, str] = field(default_factory=dict)    # mission number -> card said to stay
+    _missing: dict[int, list[str]] = field(default_factory=dict)  # mission -> informants said
     _last_change: float = 0.0
-    _moved: int = 0                                        # the arrival order at the last event
+    _moved: int = 0                                # the last card of the last move: its order
 
     # -- what happened -------------------------------------------------------------------------
 
@@ -201,8 +209,12 @@ class Interpreter:
                     card.present, card.gone_t = False, t
             elif card is None:
                 self._order += 1
-                self.cards[obs.track] = Seen(obs.track, _zone(obs), obs.reading, t, self._order,
-                                             x=float(obs.center[0]))
+                card = Seen(obs.track, _zone(obs), obs.reading, t, self._order,
+                            x=float(obs.center[0]), y=float(obs.center[1]), size=_size(obs),
+                            width=_width(obs))
+                self.cards[obs.track] = card
+                if self._across(card, t):
+                    card.status = "ignored"
             else:  # the same card, read again
                 turned = _top(card.reading) != _top(obs.reading)
                 card.reading, card.present = obs.reading, True
@@ -212,20 +224,64 @@ class Interpreter:
                         self._order += 1
                         card.order, card.t = self._order, t
 
+    def _across(self, card: Seen, t: float) -> bool:
+        """No new card: the cards of the solo table lie side by side, none over another, so a
+        card read unsure within half a card's width of a card lying there is a glimpse across
+        cards, and one read as a counted card where that card lay a moment ago is that card
+        seen again (a Rebels' card read so surely, any time later: it is played once, S16)."""
+        for o in self.cards.values():
+            if o is card or o.zone != card.zone or o.status == "ignored" or \
+                    not _same_place(o, card):
+                continue
+            if o.present and sure_name(card.reading) is None:
+                return True
+            if o.status != "counted":
+                continue
+            name = o.named or _top(o.reading)
+            recent = o.present or t - o.gone_t <= SEEN_AGAIN_S
+            rebels = o.zone != ROW  # a Rebels' card is played once (S16): it is that one
+            if (recent and _top(card.reading) == name) or \
+                    (rebels and sure_name(card.reading) == name):
+                return True
+        return False
+
     def applied(self, decision: Apply) -> None:
         """The referee applied `decision`: its cards now stand for its move."""
-        if not isinstance(decision.event, CardDrawn):  # a draw is not seen: nothing moved
-            self._moved = self._order
         if decision.position is None:
             return
         at, tracks = decision.position
+        # what the table shows after the move's last card is the next move's (a draw is seen
+        # nowhere: it moves nothing)
+        self._moved = max((self.cards[k].order for k in tracks if k in self.cards),
+                          default=self._moved)
         for track in tracks:
             card = self.cards.get(track)
             if card is not None:
                 card.status, card.at, card.refused = "counted", at, ""
+        self._drop_leftovers(tracks)
         event = decision.event
         if isinstance(event, JackPlayed) and tracks[1] in self.cards:
             self.cards[tracks[1]].named = str(event.revealed)  # where it lies in the row
+
+    def _drop_leftovers(self, tracks: tuple[int, ...]) -> None:
+        """Cards no part of a move just applied that are no card of the game: gone from the
+        table, seen before its last card (a glimpse of a card that was not there, or one
+        taken back), or its own cards seen anew where they lie (the watcher lost one a while
+        and found it again), read unsure or as that card."""
+        mine = [self.cards[k] for k in tracks if k in self.cards]
+        last = max((c.order for c in mine), default=None)
+        if last is None:
+            return
+        for card in self.cards.values():
+            if card.status != "waiting":
+                continue
+            again = next((m for m in mine if m.zone == card.zone and _same_place(m, card)
+                          and sure_name(card.reading) in (None, m.named or _top(m.reading))),
+                         None)
+            if again is not None:  # that card: counted with it
+                card.status, card.at, card.named = "counted", again.at, again.named
+            elif not card.present and card.order < last:
+                card.status = "ignored"
 
     def refused(self, decision: Apply, why: str) -> None:
         """The rules refused `decision`: its cards are asked about (draws said are asked
@@ -247,6 +303,7 @@ class Interpreter:
                 card.status = "ignored"
         self._draws.clear()
         self._laid.clear()
+        self._missing.clear()
         self._held = self._version
 
     def corrected(self, correction: Any, game: Game) -> Apply | None:
@@ -273,6 +330,8 @@ class Interpreter:
             self._draws[int(rest)] = int(choice)
         elif kind == "laid":
             self._laid[int(rest)] = choice
+        elif kind == "missing":
+            self._missing.setdefault(int(rest), []).append(choice)
         self.asked.pop(key, None)
 
     # -- deciding --------------------------------------------------------------------------------
@@ -294,7 +353,7 @@ class Interpreter:
         """The next event the table shows, or None (the questions that stand in its way are
         added to `questions`)."""
         spot, hand = self._spot_laying(), self._hand_laying()
-        if spot and (not hand or spot[0].order < hand[0].order):  # the move laid first
+        if spot and (not hand or _first(spot) < _first(hand)):  # the move laid first
             move = self._mission(game, spot, t, questions)
         else:
             move = self._from_hand(game, hand, t, questions)
@@ -351,32 +410,37 @@ class Interpreter:
         if not laying:
             return None
         spot = SPOTS[str(laying[0].zone)]
-        row = self._row(laying[0].order, gone_too=True)
+        row = self._row(_first(laying), gone_too=True)
         if not self._settled(laying, t, row):
             return None
         names = self._certain(laying, lambda n, others: from_hand(game, n, others))
         self._ask_cards(game, laying, names, questions, f"lay on spot {spot.value}")
-        faces = self._informants(game, row, questions)
+        faces = self._informants(game, row, t, questions)
         if faces is None or any(n is None for n in names):
             return None
         cards = tuple(Card.parse(n) for n in names if n is not None)
         informants = self._along_the_row(game, faces)
-        tracks = (*(c.track for c in laying), *(c.track for c, _ in faces))
+        tracks = (*(c.track for c in laying), *(k for _, _, k in faces if k is not None))
         laid = self._laid_card(game, spot, cards, informants, laying, names, t, questions)
         if laid is False:
             return None
         return Move(MissionPlayed(spot, cards, informants, laid), tracks, len(cards))
 
-    def _informants(self, game: Game, row: list[Seen], questions: list[Question]
-                    ) -> list[tuple[Seen, str]] | None:
+    def _informants(self, game: Game, row: list[Seen], t: float, questions: list[Question]
+                    ) -> list[Face] | None:
         """The informants turned in the row since the mission's cards were laid, once as many
         lie there as the jack left hidden, every one certain; None meanwhile (a question for a
-        card not certain that may be one of them)."""
+        card not certain that may be one of them, or, once the row was cleared short of them,
+        for an informant the camera missed)."""
         names = self._certain(row, lambda n, others: informant(game, n, others))
-        wanted = game.opponent.informants - len(game.opponent.revealed)
+        number = len(game.missions)
+        said = self._missing.get(number, [])
+        wanted = game.opponent.informants - len(game.opponent.revealed) - len(said)
         faces = [(c, n) for c, n in zip(row, names, strict=True) if n is not None and n != BACK]
         if len(faces) < wanted:
             self._ask_cards(game, row, names, questions, "turn in the row")
+            if not any(n is None for n in names) and self._cleared(row, t):
+                questions.append(self._missed(game, [n for _, n in faces] + said, number))
             return None
         last = faces[wanted - 1][0].order if wanted else -1
         doubt = [(c, n) for c, n in zip(row, names, strict=True) if n is None and c.order < last]
@@ -384,7 +448,25 @@ class Interpreter:
             self._ask_cards(game, [c for c, _ in doubt], [None] * len(doubt), questions,
                             "turn in the row")
             return None
-        return faces
+        return [*(((c.x, c.y), n, c.track) for c, n in faces[:wanted]),
+                *(((float("inf"), float("inf")), n, None) for n in said)]
+
+    def _cleared(self, row: list[Seen], t: float) -> bool:
+        """The cards turned in the row have all been taken away, `settle_s` ago."""
+        turned = [c for c in row if _top(c.reading) != BACK]
+        return bool(turned) and not any(c.present for c in turned) and \
+            t - max(c.gone_t for c in turned) >= self.settle_s - 1e-9
+
+    def _missed(self, game: Game, shown: list[str], number: int) -> Question:
+        """Which informant the camera did not see turned before the row was cleared."""
+        known = [str(k) for k in game.opponent.revealed]
+        legal = [n for n in FACES if informant(game, n, [*shown, *known])]
+        return Question(
+            f"missing:{number}",
+            f"The row was cleared before the camera saw every informant of mission "
+            f"{number + 1} ({len(shown) + len(known)} of {game.opponent.informants}): which "
+            "other card was turned?",
+            tuple(Choice(n, n) for n in legal), None, 0, number, 0, None)
 
     def _laid_card(self, game: Game, spot: Spot, cards: tuple[Card, ...],
                    informants: tuple[Card, ...], laying: list[Seen], names: list[str | None],
@@ -411,27 +493,32 @@ class Interpreter:
                 None, 0, number, 0, laying[0].track))
         return False
 
-    def _along_the_row(self, game: Game, faces: list[tuple[Seen, str]]) -> tuple[Card, ...]:
-        """Every informant, as they lie along the row (left to right in the picture): those
-        turned now, and those a jack turned before (first, where the camera lost them)."""
-        turned = {c.named: c.x for c in self.cards.values()
-                  if c.zone == ROW and c.status == "counted" and c.named}
-        placed = [(turned.get(str(k), float("-inf")), i, k)
-                  for i, k in enumerate(game.opponent.revealed)]
-        placed += [(c.x, len(placed) + i, Card.parse(n)) for i, (c, n) in enumerate(faces)]
-        return tuple(k for _, _, k in sorted(placed, key=lambda p: (p[0], p[1])))
+    def _along_the_row(self, game: Game, faces: list[Face]) -> tuple[Card, ...]:
+        """Every informant, as they lie along the row (line by line, left to right in the
+        picture): those turned now, and those a jack turned before (first, where the camera lost
+        them; those it missed last)."""
+        where = {c.named: (c.x, c.y) for c in self.cards.values()
+                 if c.zone == ROW and c.status == "counted" and c.named}
+        sizes = [c.size for c in self.cards.values() if c.zone == ROW and c.size > 0]
+        line = max(sizes, default=1.0) / 2  # a card half a card lower lies in the next line
+        placed = [(where.get(str(k), (float("-inf"), float("-inf"))), k)
+                  for k in game.opponent.revealed]
+        placed += [(at, Card.parse(n)) for at, n, _ in faces]
+        return tuple(k for _, k in _reading_order(placed, line))
 
     def _spot_laying(self) -> list[Seen]:
         """The cards of the mission being laid: those waiting on the spot of the first one."""
         waiting = sorted((c for c in self.cards.values() if c.status == "waiting"
                           and isinstance(c.zone, str) and c.zone in SPOTS),
                          key=lambda c: c.order)
-        return _one_move([c for c in waiting if c.zone == waiting[0].zone] if waiting else [])
+        return _as_laid(_one_move([c for c in waiting if c.zone == waiting[0].zone]
+                                  if waiting else []))
 
     def _hand_laying(self) -> list[Seen]:
         """The cards of the move being laid in front of the player."""
-        return _one_move(sorted((c for c in self.cards.values() if c.status == "waiting"
-                                 and c.zone == HAND), key=lambda c: c.order))
+        return _as_laid(_one_move(sorted((c for c in self.cards.values()
+                                          if c.status == "waiting" and c.zone == HAND),
+                                         key=lambda c: c.order)))
 
     def _row(self, after: int, gone_too: bool = False) -> list[Seen]:
         """The cards that came into the row after arrival `after` and are no part of the game
@@ -456,7 +543,7 @@ class Interpreter:
         if not self._settled(laying, t, row):
             return None
         names = self._certain(laying, lambda n, others: from_hand(game, n, others))
-        self._ask_cards(game, laying, names, questions, "lay in front of you")
+        self._ask_cards(game, laying, names, questions, "lay in the player's zone")
         if any(n is None for n in names):
             return None
         cards = tuple(Card.parse(n) for n in names if n is not None)
@@ -470,6 +557,8 @@ class Interpreter:
         """A lone jack: it turned the informant that appeared face up, or it was discarded: it
         was taken away and no informant turned for twice `settle_s` (the turned card is read
         before the jack is taken away, and a slow read has that long)."""
+        if not jack.present:  # turned before the jack was taken away: later ones are not its
+            row = [c for c in row if c.t <= jack.gone_t]
         names = self._certain(row, lambda n, others: informant(game, n, others))
         faces = [(c, n) for c, n in zip(row, names, strict=True) if n != BACK]
         if faces:
@@ -500,6 +589,17 @@ class Interpreter:
                 out.append(narrow(c.reading, lambda n, o=others: legal(n, o)))  # type: ignore[misc]
         return out
 
+    def _place(self, card: Seen, laying: list[Seen]) -> str:
+        """Where the card asked about lies, for a person to find it: its place in the row,
+        line by line and left to right, or in the order its move's cards were laid."""
+        if card.zone != ROW:
+            return f"card {laying.index(card) + 1} laid"
+        row = [c for c in self.cards.values() if c.zone == ROW and c.status != "ignored"
+               and (c.present or c is card)]
+        line = max((c.size for c in row), default=1.0) / 2 or 0.5
+        order = [c for _, c in _reading_order([((c.x, c.y), c) for c in row], line)]
+        return f"card {order.index(card) + 1} of the row"
+
     def _ask_cards(self, game: Game, cards: list[Seen], names: list[str | None],
                    questions: list[Question], doing: str) -> None:
         """A question for each card not certain: every card the rules allow there (beside the
@@ -517,12 +617,27 @@ class Interpreter:
             sure = c.named or sure_name(c.reading)
             questions.append(Question(
                 f"card:{c.track}",
-                f"Which card did {game.players[0]} {doing}?{_why(c, legal)}",
+                f"Which card did {game.players[0]} {doing} ({self._place(c, cards)})?"
+                f"{_why(c, legal)}",
                 (*(Choice(n, _label(n)) for n in ranked), Choice("none", "Not a card of the game")),
                 sure if sure in legal else None, 0, len(game.missions), 0, c.track))
 
 
 # --- helpers -------------------------------------------------------------------------------------
+
+
+def _as_laid(laying: list[Seen]) -> list[Seen]:
+    """A move's cards as they lie, left to right (in lines, where they fill more than one): the
+    order they were laid, as a player lays them down. Not the order the watcher reported them:
+    a card read unsure is reported later."""
+    line = max((c.size for c in laying), default=1.0) / 2 or 0.5
+    by_track = sorted(laying, key=lambda c: c.track)
+    return [c for _, c in _reading_order([((c.x, c.y), c) for c in by_track], line)]
+
+
+def _first(laying: list[Seen]) -> int:
+    """When the first card of a laying was reported."""
+    return min(c.order for c in laying)
 
 
 def _one_move(laying: list[Seen]) -> list[Seen]:
@@ -545,6 +660,46 @@ def _trailing_draws(game: Game) -> int:
             break
         n += 1
     return n
+
+
+T = TypeVar("T")
+
+
+def _reading_order(placed: list[tuple[tuple[float, float], T]], line: float
+                   ) -> list[tuple[tuple[float, float], T]]:
+    """Cards by where they lie: lines from the top (a card more than `line` below the line's
+    first starts the next), each left to right; a card never seen (inf) last."""
+    by_y = sorted(placed, key=lambda p: p[0][1])
+    lines: list[list[tuple[tuple[float, float], T]]] = []
+    for item in by_y:
+        if lines and item[0][1] - lines[-1][0][0][1] <= line:
+            lines[-1].append(item)
+        else:
+            lines.append([item])
+    return [item for ln in lines for item in sorted(ln, key=lambda p: p[0][0])]
+
+
+def _same_place(a: Seen, b: Seen) -> bool:
+    """Two sightings within half a card's width of each other: one card (none lies over
+    another on the solo table)."""
+    width = max(a.width, b.width)
+    return width > 0 and math.hypot(a.x - b.x, a.y - b.y) < ACROSS * width
+
+
+def _width(obs: Observation) -> float:
+    """The card's shorter side in the picture (0 where its corners are not known)."""
+    q = obs.quad
+    if len(q) != 4:
+        return 0.0
+    return float(min(math.hypot(*(q[1] - q[0])), math.hypot(*(q[2] - q[1]))))
+
+
+def _size(obs: Observation) -> float:
+    """The card's longer side in the picture (0 where its corners are not known)."""
+    q = obs.quad
+    if len(q) != 4:
+        return 0.0
+    return float(max(math.hypot(*(q[1] - q[0])), math.hypot(*(q[2] - q[1]))))
 
 
 def _top(reading: Any) -> str | None:
