@@ -41,6 +41,7 @@ from .record import read_game_record
 from .service import check_port
 
 PERSON_WAIT_S = 2.0  # the demo's person answers a question after this long (time to look)
+DRAIN_S = 300.0      # after the footage, the person may answer what is still asked this long
 PLAYED = {"tightrope": "rounds", "attacke": "contests", "solo": "missions"}  # its unit
 Answerer = Callable[[dict[str, Any], dict[str, Any]], str]
 
@@ -155,6 +156,8 @@ def _play(args: argparse.Namespace, config: Any, make_options: Callable, events:
         if options.web:
             print(f"demo: the scoresheet is on {companion.url}", flush=True)
         companion.wait()  # until the footage ends and every frame was handled
+        if person is not None:
+            _drain(companion.referee)
         code = _report(record, spec, true, person.asked if person else 0)
         if not args.exit_at_end and options.web:
             print("demo: still serving the scoresheet; Ctrl-C to stop", flush=True)
@@ -167,6 +170,19 @@ def _play(args: argparse.Namespace, config: Any, make_options: Callable, events:
             person.stop()
         companion.stop()
     return code
+
+
+def _drain(referee: Any, limit_s: float = DRAIN_S) -> None:
+    """The footage is over (played faster than a person answers, it may end first): let the
+    person answer what is still asked, the table lying still meanwhile."""
+    from .commands import Flush
+
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        referee.call(Flush())
+        if (referee.hub.latest()[1] or {}).get("conflict") is None:
+            return
+        time.sleep(0.5)
 
 
 def _printer(true: Any) -> Callable[[Notice], None]:
@@ -253,9 +269,9 @@ def same_sheet(spec: GameSpec, got: Any, true: Any) -> bool:
     tell it (a card it lost and found again, one it missed and a person named)."""
     a, b = spec.replay_json(got), spec.replay_json(true)
     if spec.name == "solo":
-        for sheet in (a, b):
-            for mission in sheet["missions"]:
-                mission["informants"] = sorted(mission["informants"])
+        from .games.solo.views import comparable
+
+        a, b = comparable(a), comparable(b)
     return bool(a == b)
 
 

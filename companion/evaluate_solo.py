@@ -2,8 +2,9 @@
 
 The footage goes frame by frame through the real watcher and referee, as at the table, with a
 person who answers every question from the record (companion.games.solo.person): how many
-missions were scored right, how many wrong, how many not at all, and how many questions the
-table asked (and of them, how many offered the true answer). The end-to-end test uses it.
+missions were scored right (a mission's informants compared as a set: their order along the
+row scores nothing), how many wrong, how many not at all, and how many questions the table
+asked (and of them, how many offered the true answer). The end-to-end test uses it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .evaluate_attacke import answer_all
 from .games import game_named
 from .games.solo.person import Person
 from .games.solo.rules import Game
+from .games.solo.views import comparable
 from .referee import Referee
 from .store import Store
 
@@ -56,7 +58,8 @@ def play_footage(events: list[Any], frames: Path, reader: Any, fps: float = 10.0
         source.close()
         got = SOLO.replay_json(referee.game)
         store.close()
-    want = SOLO.replay_json(true)
+    want = comparable(SOLO.replay_json(true))
+    got = comparable(got)
     right = sum(1 for g, w in zip(got["missions"], want["missions"], strict=False) if g == w)
     return {"missions": len(want["missions"]), "right": right,
             "wrong": len(got["missions"]) - right,

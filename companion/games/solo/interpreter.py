@@ -238,7 +238,7 @@ class Interpreter:
             if o.status != "counted":
                 continue
             name = o.named or _top(o.reading)
-            recent = o.present or t - o.gone_t <= SEEN_AGAIN_S
+            recent = o.present or (t - o.gone_t <= SEEN_AGAIN_S and self._still_lying(o))
             rebels = o.zone != ROW  # a Rebels' card is played once (S16): it is that one
             if (recent and _top(card.reading) == name) or \
                     (rebels and sure_name(card.reading) == name):
@@ -263,11 +263,18 @@ class Interpreter:
         if isinstance(event, JackPlayed) and tracks[1] in self.cards:
             self.cards[tracks[1]].named = str(event.revealed)  # where it lies in the row
 
+    def _still_lying(self, counted: Seen) -> bool:
+        """A card of the move `counted` was part of still lies in its zone (it was not
+        cleared)."""
+        return any(c.present and c.status == "counted" and c.at == counted.at and
+                   c.zone == counted.zone for c in self.cards.values())
+
     def _drop_leftovers(self, tracks: tuple[int, ...]) -> None:
         """Cards no part of a move just applied that are no card of the game: gone from the
         table, seen before its last card (a glimpse of a card that was not there, or one
-        taken back), or its own cards seen anew where they lie (the watcher lost one a while
-        and found it again), read unsure or as that card."""
+        taken back), or its own cards seen anew where they lie while the move's cards lay there
+        still (the watcher lost one a while and found it again), read unsure or as that
+        card."""
         mine = [self.cards[k] for k in tracks if k in self.cards]
         last = max((c.order for c in mine), default=None)
         if last is None:
@@ -275,9 +282,10 @@ class Interpreter:
         for card in self.cards.values():
             if card.status != "waiting":
                 continue
-            again = next((m for m in mine if m.zone == card.zone and _same_place(m, card)
-                          and sure_name(card.reading) in (None, m.named or _top(m.reading))),
-                         None)
+            lying = any(m.zone == card.zone and (m.present or m.gone_t > card.t) for m in mine)
+            again = next((m for m in mine if lying and m.zone == card.zone and
+                          _same_place(m, card) and
+                          sure_name(card.reading) in (None, m.named or _top(m.reading))), None)
             if again is not None:  # that card: counted with it
                 card.status, card.at, card.named = "counted", again.at, again.named
             elif not card.present and card.order < last:
@@ -539,7 +547,8 @@ class Interpreter:
                    ) -> Move | None:
         if not laying:
             return None
-        row = self._row(self._moved)
+        row = [c for c in self._row(self._moved, gone_too=True)
+               if c.present or c.gone_t >= laying[0].t]  # a jack's informant may be cleared
         if not self._settled(laying, t, row):
             return None
         names = self._certain(laying, lambda n, others: from_hand(game, n, others))

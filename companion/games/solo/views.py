@@ -117,3 +117,11 @@ def scoresheet_text(game: Game) -> str:
     if game.game_over:
         lines.append(f"{game.players[0]} {game.result}")
     return "\n".join(lines)
+
+
+def comparable(sheet: dict[str, Any]) -> dict[str, Any]:
+    """A `replay_json` sheet with each mission's informants in one order (sorted): what two
+    sheets of the same game share when the informants' order along the row, which scores
+    nothing, was not seen the same (a card the camera lost and found again, one it missed)."""
+    missions = [{**m, "informants": sorted(m["informants"])} for m in sheet["missions"]]
+    return {**sheet, "missions": missions}
