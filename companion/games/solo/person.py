@@ -1,13 +1,13 @@
 """A person at a solo table who answers every question from the true record of the game.
 
 What the player would say: how many cards he drew before a move (he drew them), which card
-stays on a spot, an informant the camera missed, and which card the camera saw, of the move the
-table is at (the first move of the record it has not counted yet): one of that move's cards laid
-from the hand, or of the informants it turned (as the question says), the reader's ranking
-picking among them, never one he named already for this move. A card in the row the reader
-ranks face down first is a card face down. It works from what a phone gets (the conflict and
-the state of /api/view, whose "events" says how far the table's record goes) and the true game,
-as Attacke's person does.
+stays on a spot, an informant the camera missed, and which card the camera saw: of the move the
+question is about (the first of the record the table has not counted yet, of the kind the
+question names), one of the cards it laid from the hand or of the informants it turned, first
+those lying where the question says, the reader's ranking picking among them, never one he
+named already for this move. A card in the row the reader ranks face down first is a card face
+down. It works from what a phone gets (the conflict and the state of /api/view, whose "events"
+says how far the table's record goes) and the true game, as Attacke's person does.
 """
 
 from __future__ import annotations
@@ -47,8 +47,29 @@ class Person:
         message = str(conflict["message"])
         turned = "in the row" in message or "with the jack" in message
         place = re.search(r"\(card (\d+) ", message)  # where the card lies: he looks there
-        return self._card(int(state.get("events", 0)), ids, turned,
-                          int(place.group(1)) - 1 if place else None)
+        move = self._move(int(state.get("events", 0)), message)
+        if move is None:
+            return "none" if "none" in ids else ids[-1]
+        return self._card(move, ids, turned, int(place.group(1)) - 1 if place else None)
+
+    def _move(self, events: int, message: str) -> int | None:
+        """The move the card asked about is part of: the first the table's record lacks of
+        its kind (a mission to the spot the question names, a move in the player's zone, a
+        jack, a mission's informants); the table may be a move or two ahead of its record while
+        a question waits."""
+        spot = re.search(r"on spot (\w+)", message)
+
+        def fits(event: GameEvent) -> bool:
+            if spot is not None:
+                return isinstance(event, MissionPlayed) and event.spot.value == spot.group(1)
+            if "player's zone" in message:
+                return isinstance(event, CardsRedrawn | JackPlayed)
+            if "with the jack" in message:
+                return isinstance(event, JackPlayed)
+            return isinstance(event, MissionPlayed)
+
+        return next((k for k, (i, e) in enumerate(self.moves) if i >= events and fits(e)),
+                    None)
 
     def _draws(self, move: int, ids: list[str]) -> str:
         """The draws the record holds before its move `move`."""
@@ -59,13 +80,10 @@ class Person:
         drawn = str(at - before - 1)
         return drawn if drawn in ids else ids[0]
 
-    def _card(self, events: int, ids: list[str], turned: bool, place: int | None) -> str:
-        """One card of the move the table is at (the first the table's record lacks): an
-        informant it turned, or a card laid from the hand; of them, first those that may lie at
-        `place` (the row's informants lie in the order the record lists them)."""
-        move = next((k for k, (i, _) in enumerate(self.moves) if i >= events), None)
-        if move is None:
-            return "none" if "none" in ids else ids[-1]
+    def _card(self, move: int, ids: list[str], turned: bool, place: int | None) -> str:
+        """One card of move `move`: an informant it turned, or a card laid from the hand; of
+        them, first those that may lie at `place` (the row's informants lie in the order the
+        record lists them)."""
         named = self._named.setdefault((move, turned), Counter())
         if ids and ids[0] == "back":  # the reader takes it for a card face down, and it is
             return "back"
