@@ -81,10 +81,14 @@ class Table:
     def events(self) -> list:
         return self.game.log[1:]
 
-    def lay(self, zone: int | str, reading: Reading, dt: float = 0.4, x: float = 0.0) -> int:
+    def lay(self, zone: int | str, reading: Reading, dt: float = 0.4, x: float = 0.0,
+            w: float = 0.0) -> int:
+        """A card laid at x (`w`: its width in the picture; 0, its corners unknown)."""
         self.track += 1
         self.t += dt
-        obs = Observation(reading, QUAD, (x, 0.0), zone, 3, self.track)
+        quad = np.float32([[x - w / 2, -w * .7], [x + w / 2, -w * .7], [x + w / 2, w * .7],
+                           [x - w / 2, w * .7]]) if w else QUAD
+        obs = Observation(reading, quad, (x, 0.0), zone, 3, self.track)
         self.it.seen([Change("appeared", obs, 0)], self.t)
         self.settle()
         return self.track
@@ -149,6 +153,20 @@ def test_a_lone_jack_and_an_informant_turned_are_a_jack_played():
     assert t.events == [CardDrawn(), JackPlayed(C("JS"), C("7H"))]
 
 
+def test_a_jack_s_informant_read_late_is_its_own_even_once_cleared():
+    t = Table()
+    backs = dealt(t)
+    jack = t.lay(HAND, read(("JS", 0.45), ("JC", 0.4)))  # a question waits for the jack
+    t.take(backs[0])
+    face = t.lay(ROW, sure("7H"))
+    t.take(jack)
+    t.take(face)  # the informant cleared before anyone answered
+    t.wait(3 * SETTLE_S)
+    t.answer(f"card:{jack}", "JS")
+    t.drew(0)
+    assert t.events == [JackPlayed(C("JS"), C("7H"))]
+
+
 def test_a_lone_jack_taken_away_with_no_informant_turned_was_discarded():
     t = Table()
     dealt(t)
@@ -210,6 +228,34 @@ def test_an_informant_the_camera_missed_is_asked_once_the_row_is_cleared():
     t.answer("missing:0", "4D")
     t.drew(0)
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
+
+
+def test_a_glimpse_across_two_cards_is_no_card():
+    t = Table()
+    dealt(t)
+    t.lay(HAND, sure("2C"), x=0, w=80)
+    t.lay(HAND, sure("3D"), x=84, w=80)
+    t.lay(HAND, read(("4H", 0.3), ("5H", 0.2)), x=46, w=80)  # a box across both
+    t.wait()
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("2C"), C("3D")))] and not t.questions
+
+
+def test_a_card_the_watcher_lost_and_found_where_it_lies_is_not_laid_twice():
+    t = Table()
+    backs = dealt(t)
+    first = t.lay("1a", sure("5S"), x=0, w=80)
+    t.lay("1a", sure("6S"), x=84, w=80)
+    t.take(first)  # lost under a hand a while
+    t.take(*backs)
+    for i, name in enumerate(("5D", "3D", "4D")):
+        t.lay(ROW, sure(name), x=i * 84, w=80)
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
+                                      (C("5D"), C("3D"), C("4D")))]
+    t.lay("1a", read(("5S", 0.6), ("5C", 0.2)), x=2, w=80)  # found again, the others there
+    t.wait(3 * SETTLE_S)
+    assert len(t.events) == 1 and not t.questions
 
 
 def test_a_failed_mission_is_scored_at_once_and_leaves_no_card():
