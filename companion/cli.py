@@ -185,7 +185,7 @@ def _add_service_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exit-at-end", action="store_true", help="stop when the footage ends")
     p.add_argument("--speed", type=float,
                    help="play recorded footage at this speed (0 = as fast as possible; "
-                        "default 1, or 0 with --no-web)")
+                        "default 1, or 0 with --no-web; the solo demo: 1)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -81,6 +81,10 @@ def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
 
     args.host = getattr(args, "host", None) or "127.0.0.1"
     events = demo_events(args)
+    if args.game == "solo" and getattr(args, "speed", None) is None:
+        # nearly every playing card is asked about: footage played faster than the table's
+        # pace leaves the person many moves behind, and his answers no longer fit what he sees
+        args.speed = 1.0
     if not args.no_web:  # before minutes of rendering, not after
         check_port(args.host, args.port or config.port)
     spec = game_named(args.game)
