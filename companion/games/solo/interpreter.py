@@ -24,6 +24,11 @@ The hand is never seen. What becomes an event:
   cards did Ana draw before this move?", OK confirming the least). The Rebels' deck taken away
   for good says it ran out: the draws that emptied it.
 
+The cards of the solo table lie side by side, none over another: a card read unsure across two
+cards is no card, and one seen anew where a counted card lies is that card. A move's cards are
+listed as they lie, left to right; the informants line by line along the row. An informant the
+camera missed before the row was cleared is named by a person.
+
 Nothing is scored on a guess. A card read unsure, read as one the rules refuse (a Rebels' card
 seen before, an informant that cannot be one), or part of a move the rules refused as a whole is
 asked about, with every card the rules allow there, ranked by the reader, and OK confirming the
