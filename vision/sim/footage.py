@@ -7,7 +7,7 @@ knights and shields, say) it lays a named card of any design (`Lay`, a `Printed`
 seat's zone, fanned beside that seat's cards already lying there, and takes a seat's cards away
 (`ClearSeat`); the game decides when. A table may also have named areas (`Area`: the solo
 game's pyramid spots, its informants' row, its deck): a card is laid at a slot of an area
-(`LayAt`), turned over where it lies (`Turn`), or taken away with others of its area (`Take`);
+(`LayAt`) or taken away with others of its area (`Take`);
 an area with a zone of its own is written to zones.json as a place (the scoring row, where an
 area is named "scoring"). Every action is a hand coming in from
 the table edge, laying or taking the card (the card appears under the hand), and leaving; then the
@@ -129,15 +129,6 @@ class LayAt:
 
 
 @dataclass(frozen=True)
-class Turn:
-    """The card lying at `slot` of an area turned over where it lies: now it shows `card`."""
-
-    area: str
-    slot: int
-    card: Printed
-
-
-@dataclass(frozen=True)
 class Take:
     """The cards of an area taken away: those at `slots`, or all of them."""
 
@@ -145,7 +136,7 @@ class Take:
     slots: tuple[int, ...] | None = None
 
 
-Action = Reveal | Place | ClearTrick | ClearRound | Lay | ClearSeat | Pause | LayAt | Turn | Take
+Action = Reveal | Place | ClearTrick | ClearRound | Lay | ClearSeat | Pause | LayAt | Take
 Areas = dict[str, Area]
 
 # seat anchors: (edge, position along it), clockwise as seen from above (bottom, left, top, right)
@@ -310,7 +301,7 @@ class _Table:
             self._seat(action.seat)
             target, _ = self._clear(lambda z: z == action.seat)
             return target, action.seat
-        if isinstance(action, LayAt | Turn | Take):
+        if isinstance(action, LayAt | Take):
             return self._at_area(action)
         raise SimError(f"not a table action: {action!r}")
 
@@ -329,8 +320,8 @@ class _Table:
         return (a.x0 * w + self.card_px * 0.6 + along * step,
                 a.y0 * h + card_h * (0.6 + 1.1 * line))
 
-    def _at_area(self, action: LayAt | Turn | Take) -> tuple[tuple[float, float], int]:
-        """Lay, turn or take cards of an area; the hand comes from the near seat (seat 0)."""
+    def _at_area(self, action: LayAt | Take) -> tuple[tuple[float, float], int]:
+        """Lay or take cards of an area; the hand comes from the near seat (seat 0)."""
         lying = [c for c in self.cards if c.zone == action.area]
         if isinstance(action, Take):
             slots = action.slots
@@ -340,12 +331,6 @@ class _Table:
                 return self.area_slot(action.area, 0), 0
             return (float(np.mean([c.placement.center[0] for c in gone])),
                     float(np.mean([c.placement.center[1] for c in gone]))), 0
-        if isinstance(action, Turn):
-            at = next((c for c in lying if c.slot == action.slot), None)
-            if at is None:
-                raise SimError(f"no card lies at slot {action.slot} of {action.area!r}")
-            at.placement = replace(at.placement, card=action.card)
-            return at.placement.center, 0
         slot = action.slot if action.slot is not None else \
             max((c.slot + 1 for c in lying), default=0)
         c, a = self._jitter(self.area_slot(action.area, slot), 0.0)
@@ -479,9 +464,8 @@ def _action_json(action: Action) -> dict:
         return {"action": "clear_seat", "seat": action.seat}
     if isinstance(action, Pause):
         return {"action": "pause", "seconds": action.seconds}
-    if isinstance(action, LayAt | Turn):
-        kind = "lay_at" if isinstance(action, LayAt) else "turn"
-        return {"action": kind, "area": action.area, "slot": action.slot,
+    if isinstance(action, LayAt):
+        return {"action": "lay_at", "area": action.area, "slot": action.slot,
                 "card": action.card.label}
     if isinstance(action, Take):
         return {"action": "take", "area": action.area,
@@ -518,7 +502,7 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
     cond = replace(cond, hands=0, jpeg_quality=None)
     parts: tuple = (FOOTAGE_VERSION, [_action_json(a) for a in actions], n_seats, fps, seed,
                     cond, size, hold_s, hand_s, lead_in_s, card_px, quality, style)
-    designs = sorted({repr(a.card.design) for a in actions if isinstance(a, Lay | LayAt | Turn)})
+    designs = sorted({repr(a.card.design) for a in actions if isinstance(a, Lay | LayAt)})
     if designs:  # cards of other decks: their designs too (Tightrope's digest is as it was)
         parts = (*parts, designs)
     if areas:
