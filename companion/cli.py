@@ -185,7 +185,7 @@ def _add_service_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exit-at-end", action="store_true", help="stop when the footage ends")
     p.add_argument("--speed", type=float,
                    help="play recorded footage at this speed (0 = as fast as possible; "
-                        "default 1, or 0 with --no-web)")
+                        "default 1, or 0 with --no-web; the solo demo: 1)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -202,8 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="a simulated game through the whole companion")
     p.add_argument("--game", choices=GAMES, default=DEFAULT,
-                   help="the game to play: tightrope (the default) or attacke")
-    p.add_argument("--players", type=int, help="how many (default 3)")
+                   help="the game to play: tightrope (the default), attacke or solo")
+    p.add_argument("--players", type=int, help="how many (default 3; solo: 1)")
     p.add_argument("--seed", type=int, default=1, help="which random game (and footage)")
     p.add_argument("--rounds", type=int, help="stop after this many rounds (default: all)")
     p.add_argument("--tactical", action="store_true", help="variant: cards 1..9N only")

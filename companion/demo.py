@@ -9,8 +9,9 @@ knows the game's record answers the question after a moment (as a player would o
 of the game.
 
 Tightrope is played with the simulator's own deck, read by the bundled reader. An Attacke game's
-cards are printed in a deck design of the simulator's, which the companion is first taught from
-one rendered photo a card, as a user teaches a real deck (`teach --game attacke`).
+cards, and a solo game's playing cards, are printed in a deck design of the simulator's, which the
+companion is first taught from one rendered photo a card, as a user teaches a real deck
+(`teach --game attacke`, `teach --game solo`).
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .footage import attacke_design, footage_folder, is_rendered, render_game, trim_cache
+from .footage import deck_design, footage_folder, is_rendered, render_game, trim_cache
 from .games import GameSpec, game_named
 from .games.attacke.rules import Contest
+from .games.solo.rules import Mission
 from .games.tightrope.randgame import random_game
 from .games.tightrope.rules import Trick, Variant
 from .keep import Applied, Notice
@@ -39,20 +41,20 @@ from .record import read_game_record
 from .service import check_port
 
 PERSON_WAIT_S = 2.0  # the demo's person answers a question after this long (time to look)
-PLAYED = {"tightrope": "rounds", "attacke": "contests"}  # what a game's demo plays: its unit
+DRAIN_S = 300.0      # after the footage, the person may answer what is still asked this long
+PLAYED = {"tightrope": "rounds", "attacke": "contests", "solo": "missions"}  # its unit
 Answerer = Callable[[dict[str, Any], dict[str, Any]], str]
 
 
 def demo_events(args: argparse.Namespace) -> list[Any]:
     """The random game the demo plays; a ValueError in one line for one it cannot play."""
-    if args.game not in PLAYED:
-        raise ValueError(f"the demo plays {' and '.join(PLAYED)}; the {args.game} game is not "
-                         "refereed at the table yet")
     spec = game_named(args.game)
-    players = args.players if args.players is not None else 3
+    players = args.players if args.players is not None else \
+        3 if 3 in spec.seats else spec.seats[0]
     if players not in spec.seats:
-        raise ValueError(f"{spec.title} is for {spec.seats[0]} to {spec.seats[-1]} players, "
-                         f"not {players}")
+        span = f"{spec.seats[0]} to {spec.seats[-1]} players" if len(spec.seats) > 1 else \
+            f"{spec.seats[0]} player"
+        raise ValueError(f"{spec.title} is for {span}, not {players}")
     own = {"tightrope": ("tactical", "simultaneous", "rounds"),
            "attacke": ("concealed", "persevering")}
     other = next((flag for game, flags in own.items() if game != spec.name for flag in flags
@@ -62,6 +64,8 @@ def demo_events(args: argparse.Namespace) -> list[Any]:
     if spec.name == "tightrope":
         variant = Variant(args.tactical, args.simultaneous)
         return random_game(random.Random(args.seed), players, variant, rounds=args.rounds)
+    if spec.name == "solo":
+        return list(spec.random_game(args.seed, players))
     return list(spec.random_game(args.seed, players, concealed=args.concealed,
                                  persevering=args.persevering))
 
@@ -74,12 +78,17 @@ def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
 
     args.host = getattr(args, "host", None) or "127.0.0.1"
     events = demo_events(args)
+    if args.game == "solo" and getattr(args, "speed", None) is None:
+        # nearly every playing card is asked about: footage played faster than the table's
+        # pace leaves the person many moves behind, and his answers no longer fit what he sees
+        args.speed = 1.0
     if not args.no_web:  # before minutes of rendering, not after
         check_port(args.host, args.port or config.port)
     spec = game_named(args.game)
     true = spec.fold(enumerate(events, start=1))
     what = "" if spec.name == "tightrope" else f"{spec.title}, "
-    print(f"demo: {what}{len(true.players)} players ({', '.join(true.players)}), "
+    print(f"demo: {what}{len(true.players)} player{'s' if len(true.players) > 1 else ''} "
+          f"({', '.join(true.players)}), "
           f"{true.rounds_played} {PLAYED[spec.name]}, {len(events) - 1} events", flush=True)
     cached = is_rendered(footage_folder(events, seed=args.seed))
     if not cached:
@@ -119,7 +128,7 @@ def taught_deck(spec: GameSpec, seed: int, footage: Path) -> Path:
     print(f"demo: teaching the companion this {spec.title} deck from one photo a card (once)",
           flush=True)
     with tempfile.TemporaryDirectory(prefix="tightrope-teach-") as tmp:
-        teach_folder(Path(tmp), attacke_design(seed))
+        teach_folder(Path(tmp), deck_design(spec.name, seed))
         teach(tmp, footage / "deck.tmp.npz", progress=progress_bar(), names=spec.deck)
     (footage / "deck.tmp.npz").replace(deck)
     return deck
@@ -148,6 +157,8 @@ def _play(args: argparse.Namespace, config: Any, make_options: Callable, events:
         if options.web:
             print(f"demo: the scoresheet is on {companion.url}", flush=True)
         companion.wait()  # until the footage ends and every frame was handled
+        if person is not None:
+            _drain(companion.referee)
         code = _report(record, spec, true, person.asked if person else 0)
         if not args.exit_at_end and options.web:
             print("demo: still serving the scoresheet; Ctrl-C to stop", flush=True)
@@ -160,6 +171,19 @@ def _play(args: argparse.Namespace, config: Any, make_options: Callable, events:
             person.stop()
         companion.stop()
     return code
+
+
+def _drain(referee: Any, limit_s: float = DRAIN_S) -> None:
+    """The footage is over (played faster than a person answers, it may end first): let the
+    person answer what is still asked, the table lying still meanwhile."""
+    from .commands import Flush
+
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        referee.call(Flush())
+        if (referee.hub.latest()[1] or {}).get("conflict") is None:
+            return
+        time.sleep(0.5)
 
 
 def _printer(true: Any) -> Callable[[Notice], None]:
@@ -180,6 +204,11 @@ def _printer(true: Any) -> Callable[[Notice], None]:
             chip = "takes the chip" if moment.chip_won else "holds its chip already"
             print(f"demo: contest {moment.index + 1} ({colour}): {names[moment.winner]} wins "
                   f"with {moment.total(moment.winner)} and {chip}", flush=True)
+        elif isinstance(moment, Mission):
+            how = "succeeds" if moment.success else "fails"
+            cards = " ".join(str(c) for c in moment.cards)
+            print(f"demo: mission {moment.index + 1} to spot {moment.spot.value} ({cards}) "
+                  f"{how} with {moment.scoring.total} of {moment.spot.need}", flush=True)
 
     return show
 
@@ -190,6 +219,10 @@ def _answerer(spec: GameSpec, true: Any) -> Answerer:
         from .games.attacke.person import Person
 
         return Person(true).answer
+    if spec.name == "solo":
+        from .games.solo.person import Person as SoloPerson
+
+        return SoloPerson(true).answer
     from .games.tightrope.person import answer
 
     return lambda conflict, state: answer(conflict, state, true)

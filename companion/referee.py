@@ -453,7 +453,8 @@ class Referee:
         return {
             "game_id": self.game_id,
             "game": self.spec.name,
-            "state": self.spec.snapshot(self.log.game) if self.log else None,
+            "state": self.spec.snapshot(self.log.game, self.interpreter.laid_out(self.log.game))
+            if self.log else None,
             "status": self.status,
             "conflict": self.conflict.to_json() if self.conflict else None,
             "waiting": len(self.conflicts),

@@ -97,24 +97,16 @@ class HandEntry:
     def corrected(self, correction: Any, game: Any) -> Any:
         return None
 
+    def laid_out(self, game: Any) -> tuple[()]:
+        return ()
+
 
 @pytest.fixture
 def attacke_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Until Attacke's camera interpreter lands, the referee takes an Attacke game entered by
-    hand (HandEntry); with it there, this changes nothing that matters to the tests."""
+    """The referee takes an Attacke game entered by hand (HandEntry): a test applies events
+    and shows questions as it needs, whatever a camera would make of the table."""
     from dataclasses import replace
 
     import companion.games.attacke as attacke
 
     monkeypatch.setattr(attacke, "GAME", replace(attacke.GAME, interpreter=HandEntry))
-
-
-@pytest.fixture
-def solo_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Until the solo game's camera interpreter lands, the referee takes a solo game entered by
-    hand (HandEntry); with it there, this changes nothing that matters to the tests."""
-    from dataclasses import replace
-
-    import companion.games.solo as solo
-
-    monkeypatch.setattr(solo, "GAME", replace(solo.GAME, interpreter=HandEntry))

@@ -34,7 +34,8 @@ def test_the_demo_s_attacke_game_is_scored_contest_by_contest(demo_game):
     ({"concealed": True}, "--concealed is not a variant of Tightrope"),
     ({"game": "attacke", "players": 7}, "Attacke is for 2 to 6 players, not 7"),
     ({"players": 2}, "Tightrope is for 3 to 5 players, not 2"),
-    ({"game": "solo"}, "the demo plays tightrope and attacke; the solo game is not refereed"),
+    ({"game": "solo", "players": 2}, r"Tightrope \(solo\) is for 1 player, not 2"),
+    ({"game": "solo", "concealed": True}, r"--concealed is not a variant of Tightrope \(solo\)"),
 ])
 def test_the_demo_refuses_what_its_game_cannot_play_in_one_line(flags, message):
     import argparse

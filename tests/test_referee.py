@@ -568,12 +568,25 @@ def test_a_simultaneous_trick_is_the_same_whatever_order_its_plays_were_seen_in(
     assert same_trick(d, e, simultaneous=False)
 
 
-def test_a_game_the_table_cannot_referee_yet_is_refused_and_nothing_changes(referee):
+def test_a_game_the_table_cannot_referee_yet_is_refused_and_nothing_changes(referee,
+                                                                           monkeypatch):
+    from dataclasses import replace
+
+    import companion.games.solo as solo
     from companion.games.solo.rules import GameStarted as SoloStarted
 
+    # a game package with no interpreter (every game has one now: a fake stands in for one)
+    monkeypatch.setattr(solo, "GAME", replace(solo.GAME, interpreter=None))
     before = referee.store.games()
     with pytest.raises(CommandError, match=r"^Tightrope \(solo\) cannot be refereed at the "
                                            r"table yet$"):
         referee.call(NewGame(SoloStarted(("Ana",)), game="solo"))
     assert referee.store.games() == before
     assert referee.view()["game"] == "tightrope" and referee.game_id == before[0].id
+
+
+def test_the_solo_game_is_refereed_at_the_table(referee):
+    from companion.games.solo.rules import GameStarted as SoloStarted
+
+    game_id = referee.call(NewGame(SoloStarted(("Ana",)), game="solo"))
+    assert referee.game_id == game_id and referee.view()["game"] == "solo"

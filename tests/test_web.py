@@ -1444,7 +1444,7 @@ def solo_events(upto: int = 16) -> list:
 
 
 @pytest.fixture
-def solo(env: Env, solo_at_the_table: None) -> Env:
+def solo(env: Env) -> Env:
     """A solo game started through the JSON API and played by hand to solo_events()."""
     response = env.client.post("/api/game", json={"game": "solo", "players": ["Ana"]},
                                headers=HOST)
@@ -1455,7 +1455,7 @@ def solo(env: Env, solo_at_the_table: None) -> Env:
 
 
 def test_a_solo_game_starts_through_the_api_with_its_house_rules(
-        env: Env, solo_at_the_table: None) -> None:
+        env: Env) -> None:
     body = {"game": "solo", "players": [" Ana "], "joker_wild": True, "match_suit": True}
     response = env.client.post("/api/game", json=body, headers=HOST)
     assert response.status_code == 200, response.json
@@ -1578,7 +1578,7 @@ def test_a_solo_game_exports_its_record_and_its_missions(solo: Env) -> None:
     assert rows[4] == ["spots won", "2", "1a 1b"] and rows[5] == ["result", "Ana", "in play"]
 
 
-def test_a_solo_game_won_says_so_and_undo_takes_back(env: Env, solo_at_the_table: None) -> None:
+def test_a_solo_game_won_says_so_and_undo_takes_back(env: Env) -> None:
     events = list(game_named("solo").random_game(229, 1, joker_wild=True))
     env.referee.call(NewGame(events[0], game="solo"))
     for event in events[1:]:

@@ -496,7 +496,7 @@ def test_a_game_of_attacke_starts_on_the_setup_page_and_its_player_passes(
         table.close()
 
 
-def test_a_solo_game_on_a_phone(tmp_path: Path, page: Any, solo_at_the_table: None) -> None:
+def test_a_solo_game_on_a_phone(tmp_path: Path, page: Any) -> None:
     """The solo game on a 390 px phone: the pyramid (won, open, not open yet, each need), the
     last mission with its double agents, the cards laid out with their running total and the
     chance at each open spot, the odds, the decks, every mission and the two lights; live,
@@ -580,8 +580,7 @@ def test_a_solo_game_on_a_phone(tmp_path: Path, page: Any, solo_at_the_table: No
         lights.close()
 
 
-def test_a_solo_game_starts_on_the_setup_page(tmp_path: Path, page: Any,
-                                              solo_at_the_table: None) -> None:
+def test_a_solo_game_starts_on_the_setup_page(tmp_path: Path, page: Any) -> None:
     table = Table(tmp_path)
     try:
         page.set_viewport_size({"width": 390, "height": 844})

@@ -60,3 +60,19 @@ def test_bad_files(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(ZonesError, match="not valid JSON"):
         load_zones(bad)
+
+
+def test_named_places_are_optional_and_win_over_a_seat(tmp_path):
+    spots = {"1a": [[10, 250], [200, 250], [200, 350], [10, 350]],
+             "deck": [[1000, 250], [1200, 250], [1200, 350], [1000, 350]]}
+    z = Zones.from_dict({**ZONES, "places": spots})
+    assert z.zone_of((100, 300)) == "1a" and z.zone_of((1100, 300)) == "deck"
+    assert z.zone_of((400, 300)) == 0 and z.zone_of((600, 100)) == "scoring"
+    path = tmp_path / "zones.json"
+    save_zones(z, path)
+    assert load_zones(path).zone_of((100, 300)) == "1a"
+    assert "places" not in Zones.from_dict(ZONES).to_dict()  # a file without places as before
+    assert Zones.from_dict({**ZONES, "places": {"3": SQUARE}}).zone_of((50, 50)) == "3"
+    for bad in ({"": SQUARE}, {"scoring": SQUARE}, []):
+        with pytest.raises(ZonesError, match="place"):
+            Zones.from_dict({**ZONES, "places": bad})

@@ -303,6 +303,12 @@ class Interpreter(Protocol):
         (`track`, `learn`) where its crop should be kept, nothing more to apply."""
         ...
 
+    def laid_out(self, game: Any) -> tuple[Any, ...]:
+        """The cards of a move being laid out, read for certain, that no event holds yet (the
+        solo game's mission before it is played: the snapshot's odds); () where a game shows
+        none."""
+        ...
+
 
 # --- the log the referee keeps ------------------------------------------------------------------
 
@@ -422,8 +428,9 @@ class GameSpec(Protocol):
     # A new interpreter for a game at the table; None for a game the table cannot referee yet.
     interpreter: Callable[[], Interpreter] | None
 
-    def snapshot(self, game: Any) -> dict[str, Any]:
-        """Everything the table shows now: what the web page and the LEDs render."""
+    def snapshot(self, game: Any, laid_out: Sequence[Any] = ()) -> dict[str, Any]:
+        """Everything the table shows now: what the web page and the LEDs render (with the
+        interpreter's `laid_out` cards, where the game shows them)."""
         ...
 
     def scoring(self, game: Any) -> Any:
@@ -448,7 +455,7 @@ class Package:
     text_sheet: Callable[[Any], str]
     random_game: Callable[..., Sequence[Any]]
     log: Callable[[Sequence[Any]], Log]
-    snapshot: Callable[[Any], dict[str, Any]]
+    snapshot: Callable[..., dict[str, Any]]
     interpreter: Callable[[], Interpreter] | None = None  # None: not yet refereed at a table
     scoring_of: Callable[[Any], Any] | None = None         # None: the whole replay_json
 

@@ -5,7 +5,11 @@ the table (a zero lies across half of the next value card), number cards in fron
 (far seats' cards upside down), and takes them away again. For the other decks (Attacke's
 knights and shields, say) it lays a named card of any design (`Lay`, a `Printed` card) in a
 seat's zone, fanned beside that seat's cards already lying there, and takes a seat's cards away
-(`ClearSeat`); the game decides when. Every action is a hand coming in from
+(`ClearSeat`); the game decides when. A table may also have named areas (`Area`: the solo
+game's pyramid spots, its informants' row, its deck): a card is laid at a slot of an area
+(`LayAt`) or taken away with others of its area (`Take`);
+an area with a zone of its own is written to zones.json as a place (the scoring row, where an
+area is named "scoring"). Every action is a hand coming in from
 the table edge, laying or taking the card (the card appears under the hand), and leaving; then the
 table lies still for `hold_s` seconds. A `Pause` is the table lying still a while longer (a
 player thinking, or saying "pass").
@@ -100,7 +104,40 @@ class Pause:
     seconds: float
 
 
-Action = Reveal | Place | ClearTrick | ClearRound | Lay | ClearSeat | Pause
+@dataclass(frozen=True)
+class Area:
+    """A named rectangle of the table (fractions of the frame: x0, y0, x1, y1) where cards are
+    laid in slots, left to right from its left edge, `step` card widths apart, in lines below
+    one another when a line is full. `zone`: written to zones.json as a place of its own (the
+    area named "scoring" is the scoring row)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    step: float = 1.15
+    zone: bool = True
+
+
+@dataclass(frozen=True)
+class LayAt:
+    """A card laid in a named area: at `slot`, or beside the area's cards already lying there."""
+
+    area: str
+    card: Printed
+    slot: int | None = None
+
+
+@dataclass(frozen=True)
+class Take:
+    """The cards of an area taken away: those at `slots`, or all of them."""
+
+    area: str
+    slots: tuple[int, ...] | None = None
+
+
+Action = Reveal | Place | ClearTrick | ClearRound | Lay | ClearSeat | Pause | LayAt | Take
+Areas = dict[str, Area]
 
 # seat anchors: (edge, position along it), clockwise as seen from above (bottom, left, top, right)
 _SEATS: dict[int, list[tuple[str, float]]] = {
@@ -166,7 +203,7 @@ def _sector(c: np.ndarray, a0: float, a1: float, w: float, h: float) -> list[lis
     return [[round(float(x), 1), round(float(y), 1)] for x, y in pts]
 
 
-def table_layout(n_seats: int, size: Size = (1280, 720)) -> dict:
+def table_layout(n_seats: int, size: Size = (1280, 720), areas: Areas | None = None) -> dict:
     """Zones in the flat table plane: {"seats": [poly, ...], "scoring": poly} (docs/config.md).
 
     Seats are clockwise from the near (bottom) edge; each seat's zone is the sector of the frame
@@ -176,7 +213,7 @@ def table_layout(n_seats: int, size: Size = (1280, 720)) -> dict:
     seats = _seats(n_seats, size)
     c = np.array([w / 2, h / 2])
     angs = [math.atan2(s.spot[1] - c[1], s.spot[0] - c[0]) for s in seats]
-    polys = []
+    polys: list[list[list[float]]] = []
     for i, a in enumerate(angs):
         if n_seats == 1:
             polys.append([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
@@ -185,9 +222,21 @@ def table_layout(n_seats: int, size: Size = (1280, 720)) -> dict:
         lo = a - ((a - prev) % (2 * math.pi)) / 2
         hi = a + ((nxt - a) % (2 * math.pi)) / 2
         polys.append(_sector(c, lo, hi, w, h))
-    x0, y0, x1, y1 = _ROW
-    scoring = [[x0 * w, y0 * h], [x1 * w, y0 * h], [x1 * w, y1 * h], [x0 * w, y1 * h]]
-    return {"seats": polys, "scoring": [[round(x, 1), round(y, 1)] for x, y in scoring]}
+    areas = areas or {}
+    row = areas.get("scoring")
+    x0, y0, x1, y1 = (row.x0, row.y0, row.x1, row.y1) if row else _ROW
+    out: dict = {"seats": polys, "scoring": _rect(x0, y0, x1, y1, size)}
+    places = {name: _rect(ar.x0, ar.y0, ar.x1, ar.y1, size) for name, ar in areas.items()
+              if ar.zone and name != "scoring"}
+    if places:
+        out["places"] = places
+    return out
+
+
+def _rect(x0: float, y0: float, x1: float, y1: float, size: Size) -> list[list[float]]:
+    w, h = size
+    return [[round(x * w, 1), round(y * h, 1)] for x, y in ((x0, y0), (x1, y0), (x1, y1),
+                                                             (x0, y1))]
 
 
 def _frame_layout(layout: dict, hom: np.ndarray) -> dict:
@@ -195,7 +244,10 @@ def _frame_layout(layout: dict, hom: np.ndarray) -> dict:
     def tr(poly: list) -> list:
         pts = cv2.perspectiveTransform(np.array(poly, np.float64).reshape(-1, 1, 2), hom)
         return [[round(float(x), 1), round(float(y), 1)] for x, y in pts.reshape(-1, 2)]
-    return {"seats": [tr(p) for p in layout["seats"]], "scoring": tr(layout["scoring"])}
+    out: dict = {"seats": [tr(p) for p in layout["seats"]], "scoring": tr(layout["scoring"])}
+    if "places" in layout:
+        out["places"] = {name: tr(p) for name, p in layout["places"].items()}
+    return out
 
 
 # --- the table's state as the actions play out ------------------------------------------
@@ -205,13 +257,16 @@ def _frame_layout(layout: dict, hom: np.ndarray) -> dict:
 class _Lying:
     placement: Placement
     zone: int | str
+    slot: int = 0
 
 
 class _Table:
     """Where every card lies, in drawing order (later = on top)."""
 
-    def __init__(self, n_seats: int, size: Size, rng: np.random.Generator, card_px: float):
+    def __init__(self, n_seats: int, size: Size, rng: np.random.Generator, card_px: float,
+                 areas: Areas | None = None):
         self.size, self.rng, self.card_px = size, rng, card_px
+        self.areas = areas or {}
         self.seats = _seats(n_seats, size)
         self.cards: list[_Lying] = []
         self.slot = 0
@@ -246,7 +301,41 @@ class _Table:
             self._seat(action.seat)
             target, _ = self._clear(lambda z: z == action.seat)
             return target, action.seat
+        if isinstance(action, LayAt | Take):
+            return self._at_area(action)
         raise SimError(f"not a table action: {action!r}")
+
+    def _area(self, name: str) -> Area:
+        if name not in self.areas:
+            raise SimError(f"no area {name!r} on this table")
+        return self.areas[name]
+
+    def area_slot(self, name: str, slot: int) -> tuple[float, float]:
+        """The centre of a slot of an area: lines of slots from its top left corner."""
+        a, (w, h) = self._area(name), self.size
+        step = a.step * self.card_px
+        per_line = max(1, int(((a.x1 - a.x0) * w - self.card_px) // step) + 1)
+        card_h = self.card_px * CARD_H / CARD_W
+        line, along = divmod(slot, per_line)
+        return (a.x0 * w + self.card_px * 0.6 + along * step,
+                a.y0 * h + card_h * (0.6 + 1.1 * line))
+
+    def _at_area(self, action: LayAt | Take) -> tuple[tuple[float, float], int]:
+        """Lay or take cards of an area; the hand comes from the near seat (seat 0)."""
+        lying = [c for c in self.cards if c.zone == action.area]
+        if isinstance(action, Take):
+            slots = action.slots
+            gone = [c for c in lying if slots is None or c.slot in slots]
+            self.cards = [c for c in self.cards if not any(c is g for g in gone)]
+            if not gone:  # nothing there: the hand reaches the area all the same
+                return self.area_slot(action.area, 0), 0
+            return (float(np.mean([c.placement.center[0] for c in gone])),
+                    float(np.mean([c.placement.center[1] for c in gone]))), 0
+        slot = action.slot if action.slot is not None else \
+            max((c.slot + 1 for c in lying), default=0)
+        c, a = self._jitter(self.area_slot(action.area, slot), 0.0)
+        self.cards.append(_Lying(Placement(action.card, c, a, self.card_px), action.area, slot))
+        return c, 0
 
     def _reveal(self, card: CardId) -> tuple[tuple[float, float], str]:
         if card.kind != "scoring":
@@ -375,6 +464,12 @@ def _action_json(action: Action) -> dict:
         return {"action": "clear_seat", "seat": action.seat}
     if isinstance(action, Pause):
         return {"action": "pause", "seconds": action.seconds}
+    if isinstance(action, LayAt):
+        return {"action": "lay_at", "area": action.area, "slot": action.slot,
+                "card": action.card.label}
+    if isinstance(action, Take):
+        return {"action": "take", "area": action.area,
+                "slots": list(action.slots) if action.slots is not None else None}
     return {"action": "clear_trick" if isinstance(action, ClearTrick) else "clear_round"}
 
 
@@ -387,7 +482,8 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
                    hold_s: float = 1.0, hand_s: float = 1.0, *, lead_in_s: float = 1.0,
                    card_px: float | None = None, jpeg_quality: int = 90,
                    style: Edition = DEFAULT_STYLE,
-                   progress: Callable[[int, int], None] | None = None) -> Path:
+                   progress: Callable[[int, int], None] | None = None,
+                   areas: Areas | None = None) -> Path:
     """Write a whole game as frames + zones.json + truth.jsonl into out_dir; returns out_dir.
 
     Deterministic for a seed; skipped when out_dir already holds footage of the same inputs.
@@ -396,6 +492,7 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
     At `fps` frames a second: lead_in_s of empty table, then per action hand_s of a hand coming
     in and out (the card appears, or vanishes, under it at mid-time), hold_s of a still table.
     `progress(done, total)` hears of every action drawn (not called for footage already there).
+    `areas`: the table's named areas (the scoring row too, where one is named "scoring").
     """
     out = Path(out_dir)
     cond = cond if cond is not None else Conditions(light_gradient=0.35, noise=2.0)
@@ -405,9 +502,11 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
     cond = replace(cond, hands=0, jpeg_quality=None)
     parts: tuple = (FOOTAGE_VERSION, [_action_json(a) for a in actions], n_seats, fps, seed,
                     cond, size, hold_s, hand_s, lead_in_s, card_px, quality, style)
-    designs = sorted({repr(a.card.design) for a in actions if isinstance(a, Lay)})
+    designs = sorted({repr(a.card.design) for a in actions if isinstance(a, Lay | LayAt)})
     if designs:  # cards of other decks: their designs too (Tightrope's digest is as it was)
         parts = (*parts, designs)
+    if areas:
+        parts = (*parts, sorted(areas.items()))
     digest = _digest(*parts)
     stamp = out / ".footage"
     if stamp.is_file() and stamp.read_text().strip() == digest:
@@ -417,8 +516,8 @@ def render_footage(actions: Sequence[Action], n_seats: int, out_dir: str | Path,
         old.unlink()
     w, h = size
     rng = np.random.default_rng([seed, 1])
-    table = _Table(n_seats, size, rng, card_px or CARD_FRACTION * w)
-    layout = table_layout(n_seats, size)
+    table = _Table(n_seats, size, rng, card_px or CARD_FRACTION * w, areas)
+    layout = table_layout(n_seats, size, areas)
     hom = flat_to_frame(cond, size, seed)
     (out / "zones.json").write_text(json.dumps(_frame_layout(layout, hom)) + "\n")
     glare_at = [(float(rng.uniform(0.1, 0.9) * w), float(rng.uniform(0.1, 0.9) * h))

@@ -311,6 +311,10 @@ class Interpreter:
         """Attacke has no corrections of its own (an undo replays the game)."""
         return None
 
+    def laid_out(self, game: Game) -> tuple[()]:
+        """A play is an event once laid: none is shown ahead of it."""
+        return ()
+
     # -- answers --------------------------------------------------------------------------------
 
     def answer(self, key: str, choice: str, game: Game, t: float) -> None:

@@ -3,6 +3,7 @@ and the terminal's scoresheet. Every number is derived from the game."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .rules import CARD_NAMES, Colour, Contest, Game
@@ -48,8 +49,9 @@ def scoring(game: Game) -> dict[str, Any]:
     return replay
 
 
-def snapshot(game: Game) -> dict[str, Any]:
-    """What the table shows now: the contest in play, whose turn, chips, piles."""
+def snapshot(game: Game, laid_out: Sequence[Any] = ()) -> dict[str, Any]:
+    """What the table shows now: the contest in play, whose turn, chips, piles. A play's cards
+    are an event once laid: nothing is `laid_out` ahead of them."""
     c = game.contest
     return {
         "game": "attacke",

@@ -1,5 +1,5 @@
 """Tightrope, the solo game of intrigue with two packs of playing cards (v0.1, 2025): rules,
-record events, views, odds, deck.
+record events, views, odds, deck, and the interpreter that referees it at the table.
 
 `GAME` is what the application sees of it (companion.games.base.GameSpec).
 """
@@ -12,10 +12,11 @@ from typing import Any
 from ..base import Package, event_log
 from .cards import CARD_NAMES
 from .events import event_to_json, fold_record, parse_event
+from .interpreter import Interpreter
 from .randgame import random_game
 from .rules import SEATS, Game
 from .scoring import Variant
-from .views import replay_json, scoresheet_text, snapshot
+from .views import replay_json, scoresheet_text, scoring, snapshot
 
 
 def _random_game(seed: int, players: int = 1, **options: Any) -> list[Any]:
@@ -26,4 +27,4 @@ GAME = Package(
     name="solo", title="Tightrope (solo)", seats=SEATS, deck=CARD_NAMES,
     parse_event=parse_event, event_to_json=event_to_json, fold=fold_record,
     replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game,
-    log=event_log(Game), snapshot=snapshot)
+    log=event_log(Game), snapshot=snapshot, interpreter=Interpreter, scoring_of=scoring)

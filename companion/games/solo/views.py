@@ -139,3 +139,12 @@ def scoresheet_text(game: Game) -> str:
     if game.game_over:
         lines.append(f"{game.players[0]} {game.result}")
     return "\n".join(lines)
+
+
+def scoring(game: Game) -> dict[str, Any]:
+    """The replay as the score rests on it: each mission's informants in one order (sorted).
+    Their order along the row scores nothing, and the camera cannot always tell it (a card it
+    lost and found again, one it missed and a person named)."""
+    sheet = replay_json(game)
+    missions = [{**m, "informants": sorted(m["informants"])} for m in sheet["missions"]]
+    return {**sheet, "missions": missions}

@@ -237,6 +237,10 @@ class Interpreter:
                     return Apply(correction, c.track, card_label(correction.card))
         return None
 
+    def laid_out(self, game: Game) -> tuple[()]:
+        """A trick's cards are events as they come: none are laid out ahead of them."""
+        return ()
+
     # -- answers --------------------------------------------------------------------------------
 
     def answer(self, key: str, choice: str, game: Game, t: float) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .rules import Game, Round, Trick
@@ -57,8 +58,9 @@ def replay_json(game: Game) -> dict[str, Any]:
     return {"rounds": rounds, "totals": game.totals(), "winners": game.winners()}
 
 
-def snapshot(game: Game) -> dict[str, Any]:
-    """Everything the table shows now (docs/state-snapshot.md)."""
+def snapshot(game: Game, laid_out: Sequence[Any] = ()) -> dict[str, Any]:
+    """Everything the table shows now (docs/state-snapshot.md). A trick's cards are events
+    as they are laid: nothing is `laid_out` ahead of them."""
     over = game.game_over
     setup = game.setup
     return {

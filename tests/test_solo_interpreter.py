@@ -1,0 +1,622 @@
+"""Solo Tightrope's interpreter on its own: cards laid, turned and cleared in, solo events out,
+nothing on a guess."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from conftest import settle
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.games import solo
+from companion.games.base import AnswerError, EventLog, Question
+from companion.games.solo.cards import CARD_NAMES, Card
+from companion.games.solo.interpreter import (
+    DECK,
+    HAND,
+    ROW,
+    SETTLE_S,
+    Interpreter,
+    candidates,
+    sure_name,
+)
+from companion.games.solo.randgame import random_game
+from companion.games.solo.rules import (
+    CardDrawn,
+    CardsRedrawn,
+    Game,
+    GameStarted,
+    JackPlayed,
+    MissionPlayed,
+    Spot,
+)
+from vision.types import Change, Observation, Reading
+
+QUAD = np.zeros((4, 2), np.float32)
+
+
+def read(*cands: tuple[str, float], sure: bool = False) -> Reading:
+    """A reading of playing-card names: the given candidates, the rest of the probability spread
+    over the other cards; `sure`: the reader is sure of the first."""
+    total = sum(p for _, p in cands)
+    rest = [n for n in CARD_NAMES if n not in {c for c, _ in cands}]
+    named = (*cands, *((n, (1 - total) / len(rest)) for n in rest))
+    return Reading.of_name(cands[0][0] if sure else None, cands[0][1], named, 0.9)
+
+
+def sure(name: str) -> Reading:
+    return read((name, 0.999), sure=True)
+
+
+def C(name: str) -> Card:  # noqa: N802
+    return Card.parse(name)
+
+
+def test_the_reading_helpers_read_the_names():
+    r = read(("QH", 0.6), ("QD", 0.3))
+    assert candidates(r)[:2] == [("QH", 0.6), ("QD", 0.3)] and sure_name(r) is None
+    assert sure_name(sure("back")) == "back" and candidates(None) == []
+
+
+class Table:
+    """The interpreter and a game, driven as the referee drives them."""
+
+    def __init__(self, setup: GameStarted | None = None) -> None:
+        self.log = EventLog(Game(setup or GameStarted(("Ana",))))
+        self.it = solo.GAME.interpreter()  # type: ignore[misc]
+        assert isinstance(self.it, Interpreter)
+        self.questions: dict[str, Question] = {}
+        self.track = 0
+        self.t = 0.0
+        self.refused: list[str] = []
+
+    @property
+    def game(self) -> Game:
+        return self.log.game  # type: ignore[return-value]
+
+    @property
+    def events(self) -> list:
+        return self.game.log[1:]
+
+    def lay(self, zone: int | str, reading: Reading, dt: float = 0.4, x: float = 0.0,
+            w: float = 0.0) -> int:
+        """A card laid at x (`w`: its width in the picture; 0, its corners unknown)."""
+        self.track += 1
+        self.t += dt
+        quad = np.float32([[x - w / 2, -w * .7], [x + w / 2, -w * .7], [x + w / 2, w * .7],
+                           [x - w / 2, w * .7]]) if w else QUAD
+        obs = Observation(reading, quad, (x, 0.0), zone, 3, self.track)
+        self.it.seen([Change("appeared", obs, 0)], self.t)
+        self.settle()
+        return self.track
+
+    def take(self, *tracks: int, dt: float = 0.4) -> None:
+        self.t += dt
+        changes = [Change("removed", Observation(sure("back"), QUAD, (0, 0), None, 3, k), 0)
+                   for k in tracks]
+        self.it.seen(changes, self.t)
+        self.settle()
+
+    def wait(self, seconds: float = SETTLE_S) -> None:
+        self.t += seconds
+        self.settle()
+
+    def settle(self) -> None:
+        settle(self.it, self.log, self.t, self.questions, self.refused)
+
+    def answer(self, key: str, choice: str) -> None:
+        self.it.answer(key, choice, self.game, self.t)
+        self.questions.pop(key, None)
+        self.settle()
+
+    def drew(self, n: int = 0) -> None:
+        """A person says how many cards were drawn before the move the table shows."""
+        key = next(k for k in self.questions if k.startswith("draws:"))
+        self.answer(key, str(n))
+
+    def undo(self) -> None:
+        self.log.game.undo()
+        self.it.undone(self.game)
+        self.settle()
+
+
+def dealt(t: Table, n: int = 3) -> list[int]:
+    return [t.lay(ROW, sure("back"), dt=0.1, x=i) for i in range(n)]
+
+
+# --- one thing at a time --------------------------------------------------------------------------
+
+
+def test_a_redraw_is_the_cards_laid_in_front_once_the_laying_settles():
+    t = Table()
+    dealt(t)
+    t.lay(HAND, sure("2C"))
+    t.lay(HAND, sure("3D"))
+    assert t.events == []
+    t.wait()
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("2C"), C("3D")))] and not t.questions
+
+
+def test_a_lone_jack_and_an_informant_turned_are_a_jack_played():
+    t = Table()
+    backs = dealt(t)
+    t.lay(HAND, sure("JS"))
+    t.wait()
+    assert t.events == []  # a jack alone: played, or discarded? the row will tell
+    t.take(backs[1])
+    t.lay(ROW, sure("7H"))
+    t.drew(1)
+    assert t.events == [CardDrawn(), JackPlayed(C("JS"), C("7H"))]
+
+
+def test_a_jack_s_informant_read_late_is_its_own_even_once_cleared():
+    t = Table()
+    backs = dealt(t)
+    jack = t.lay(HAND, read(("JS", 0.45), ("JC", 0.4)))  # a question waits for the jack
+    t.take(backs[0])
+    face = t.lay(ROW, sure("7H"))
+    t.take(jack)
+    t.take(face)  # the informant cleared before anyone answered
+    t.wait(3 * SETTLE_S)
+    t.answer(f"card:{jack}", "JS")
+    t.drew(0)
+    assert t.events == [JackPlayed(C("JS"), C("7H"))]
+
+
+def test_a_lone_jack_taken_away_with_no_informant_turned_was_discarded():
+    t = Table()
+    dealt(t)
+    jack = t.lay(HAND, sure("JS"))
+    t.wait()
+    t.take(jack)
+    t.lay(ROW, sure("back"), x=3)  # a card face down seen anew (or dealt): no sign either way
+    t.wait()
+    assert t.events == [] and not t.questions  # a slow read of the card turned has this long
+    t.wait()
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("JS"),))]
+
+
+def test_a_mission_is_its_cards_on_a_spot_and_every_informant_turned():
+    t = Table()
+    backs = dealt(t)
+    for name in ("10S", "9S", "AH"):
+        t.lay("1b", sure(name))
+    t.take(*backs)
+    for name in ("2D", "3D"):
+        t.lay(ROW, sure(name))
+    assert t.events == []  # two of three informants turned
+    t.lay(ROW, sure("4D"))
+    # 20 of 18: it succeeded; the card that stays is known once the others are cleared
+    assert t.events == []
+    t.take(*range(t.track - 4, t.track + 1))  # 9S, AH and the informants: 10S stays
+    t.wait()
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_MIDDLE, (C("10S"), C("9S"), C("AH")),
+                                      (C("2D"), C("3D"), C("4D")), C("10S"))]
+
+
+def test_the_cards_laid_on_a_spot_are_laid_out_until_the_mission_is_played():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1b", sure("10S"))
+    unsure = t.lay("1b", read(("9S", 0.6), ("9C", 0.3)))
+    t.lay("1b", sure("AH"))
+    t.wait()
+    assert t.it.laid_out(t.game) == ()  # no odds on a guess
+    t.answer(f"card:{unsure}", "9S")
+    assert t.it.laid_out(t.game) == (C("10S"), C("9S"), C("AH"))
+    state = solo.GAME.snapshot(t.game, t.it.laid_out(t.game))
+    assert state["on_table"] == ["10S", "9S", "AH"] and set(state["chances"]) == {"1a", "1b", "1c"}
+    t.take(*backs)
+    for name in ("2D", "3D", "4D"):
+        t.lay(ROW, sure(name))
+    t.take(*range(t.track - 4, t.track + 1))  # all but the 10S, which marks the spot won
+    t.wait()
+    t.drew(0)
+    assert t.events and t.it.laid_out(t.game) == ()
+
+
+def test_an_informant_turned_over_where_it_lies_keeps_its_track_and_counts():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    for back, name in zip(backs, ("5D", "3D", "4D"), strict=True):  # the watcher's same track
+        t.t += 0.4
+        obs = Observation(sure(name), QUAD, (float(back), 0.0), ROW, 3, back)
+        t.it.seen([Change("appeared", obs, 0)], t.t)
+        t.settle()
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
+
+
+def test_an_informant_the_camera_missed_is_asked_once_the_row_is_cleared():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    t.take(*backs)
+    faces = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("5D", "3D"))]  # 4D unseen
+    t.take(*faces)
+    assert t.events == [] and not t.questions
+    t.wait()
+    q = t.questions["missing:0"]
+    ids = [c.id for c in q.choices]
+    assert "4D" in ids and "5D" not in ids and "3D" not in ids and "QD" not in ids
+    t.answer("missing:0", "4D")
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
+
+
+def test_a_glimpse_across_two_cards_is_no_card():
+    t = Table()
+    dealt(t)
+    t.lay(HAND, sure("2C"), x=0, w=80)
+    t.lay(HAND, sure("3D"), x=84, w=80)
+    t.lay(HAND, read(("4H", 0.3), ("5H", 0.2)), x=46, w=80)  # a box across both
+    t.wait()
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("2C"), C("3D")))] and not t.questions
+
+
+def test_a_card_the_watcher_lost_and_found_where_it_lies_is_not_laid_twice():
+    t = Table()
+    backs = dealt(t)
+    first = t.lay("1a", sure("5S"), x=0, w=80)
+    t.lay("1a", sure("6S"), x=84, w=80)
+    t.take(first)  # lost under a hand a while
+    t.take(*backs)
+    for i, name in enumerate(("5D", "3D", "4D")):
+        t.lay(ROW, sure(name), x=i * 84, w=80)
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
+                                      (C("5D"), C("3D"), C("4D")))]
+    t.lay("1a", read(("5S", 0.6), ("5C", 0.2)), x=2, w=80)  # found again, the others there
+    t.wait(3 * SETTLE_S)
+    assert len(t.events) == 1 and not t.questions
+
+
+def test_a_failed_mission_is_scored_at_once_and_leaves_no_card():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    t.lay("1a", sure("6S"))
+    t.take(*backs)
+    for name in ("5D", "3D", "4D"):  # the 5 is a double agent: 6 of 18
+        t.lay(ROW, sure(name))
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
+                                      (C("5D"), C("3D"), C("4D")))]
+
+
+def test_a_mission_of_more_cards_than_the_hand_holds_implies_the_draws():
+    t = Table()
+    backs = dealt(t)
+    for name in ("10S", "9S", "8S", "7S", "6S"):  # five cards: two draws were needed
+        t.lay("1c", sure(name))
+    t.take(*backs)
+    for name in ("2D", "3D", "4D"):
+        t.lay(ROW, sure(name))
+    t.take(*range(t.track - 7, t.track + 1))  # all of them: no card named
+    t.wait()
+    assert t.events[:2] == [CardDrawn(), CardDrawn()] and not t.questions
+    assert isinstance(t.events[2], MissionPlayed) and t.events[2].laid is None
+
+
+def test_draws_the_hand_could_have_taken_are_asked_ok_is_the_least():
+    t = Table()
+    dealt(t)
+    t.lay(HAND, sure("2C"))
+    t.wait()
+    q = t.questions["draws:0"]
+    assert [c.id for c in q.choices] == ["0", "1", "2"] and q.ok == "0" and t.events == []
+    with pytest.raises(AnswerError):
+        t.it.answer("draws:0", "3", t.game, t.t)
+    t.answer("draws:0", "2")
+    assert t.events == [CardDrawn(), CardDrawn(), CardsRedrawn((C("2C"),))]
+    assert t.game.rebels.hand == 5 and not t.questions
+
+
+def test_an_unsure_read_is_asked_with_the_cards_the_rules_allow_and_the_answer_scores_it():
+    t = Table()
+    dealt(t)
+    t.lay(HAND, sure("2C"))
+    t.wait()
+    t.answer("draws:0", "0")
+    t.lay(HAND, read(("2C", 0.5), ("2S", 0.48)))  # 2C is gone: the rules say 2S
+    t.wait()
+    t.answer("draws:1", "0")
+    assert t.events[-1] == CardsRedrawn((C("2S"),))
+    track = t.lay(HAND, read(("3H", 0.45), ("3D", 0.4)))
+    t.wait()
+    q = t.questions[f"card:{track}"]
+    ids = [c.id for c in q.choices]
+    assert ids[:2] == ["3H", "3D"] and "2C" not in ids and "back" not in ids
+    assert ids[-1] == "none" and q.ok is None and "not sure" in q.message
+    with pytest.raises(AnswerError):
+        t.it.answer(f"card:{track}", "2C", t.game, t.t)  # seen already: not a choice
+    t.answer(f"card:{track}", "3D")
+    t.answer("draws:2", "0")
+    assert t.events[-1] == CardsRedrawn((C("3D"),)) and not t.questions
+
+
+def test_a_sure_read_the_rules_refuse_is_asked():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    t.lay("1a", sure("6S"))
+    t.take(*backs)
+    t.lay(ROW, sure("2D"))
+    t.lay(ROW, sure("3D"))
+    track = t.lay(ROW, sure("QD"))  # the Opponent's deck has no queens (S1)
+    assert t.events == []
+    q = t.questions[f"card:{track}"]
+    ids = [c.id for c in q.choices]
+    assert "QD" not in ids and "2D" not in ids and "4D" in ids and "back" in ids
+    assert "QD" in q.message and q.ok is None
+    t.answer(f"card:{track}", "8D")
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
+                                      (C("2D"), C("3D"), C("8D")))]
+
+
+def test_an_informant_turned_by_a_jack_is_one_of_the_mission_s():
+    t = Table()
+    backs = dealt(t)
+    t.lay(HAND, sure("JS"))
+    t.take(backs[0])
+    t.lay(ROW, sure("7H"))
+    t.wait()
+    t.answer("draws:0", "0")
+    assert t.events == [JackPlayed(C("JS"), C("7H"))]
+    t.lay("1a", sure("5S"))
+    t.lay("1a", sure("6S"))
+    t.take(backs[1], backs[2])
+    t.lay(ROW, sure("2D"))
+    t.lay(ROW, sure("3D"))
+    t.drew(0)
+    assert t.events[-1] == MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
+                                         (C("7H"), C("2D"), C("3D")))
+
+
+def test_a_mission_the_rules_refuse_as_a_whole_asks_about_its_cards():
+    t = Table()
+    backs = dealt(t)
+    t.lay("2a", sure("10S"))  # 2a rests on 1a and 1b (S3)
+    t.take(*backs)
+    for name in ("2D", "3D", "4D"):
+        t.lay(ROW, sure(name))
+    t.drew(0)
+    assert t.refused and "S3" in t.refused[0] and t.events == []
+    assert any(key.startswith("card:") for key in t.questions)
+
+
+def test_moves_made_while_a_question_waits_are_taken_in_the_order_made():
+    t = Table()
+    backs = dealt(t)
+    discard = t.lay(HAND, sure("2C"))
+    t.wait()
+    assert "draws:0" in t.questions
+    t.take(discard)
+    backs.append(t.lay(ROW, sure("back"), x=3))  # the redraw's informant
+    t.lay(HAND, sure("3C"))  # the next redraw, laid before anyone answered
+    t.wait()
+    t.answer("draws:0", "0")
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("2C"),)), CardsRedrawn((C("3C"),))]
+
+
+def test_a_success_whose_cards_all_still_lie_asks_which_stays():
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("10S"))
+    t.lay("1a", sure("9S"))
+    t.take(*backs)
+    for name in ("2D", "3D", "4D"):
+        t.lay(ROW, sure(name))
+    t.wait(2 * SETTLE_S)
+    q = t.questions["laid:0"]
+    assert [c.id for c in q.choices] == ["10S", "9S", "none"]
+    t.answer("laid:0", "9S")
+    t.answer("draws:0", "0")
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("10S"), C("9S")),
+                                      (C("2D"), C("3D"), C("4D")), C("9S"))]
+
+
+def test_the_deck_taken_away_for_good_is_the_draws_that_emptied_it():
+    t = Table(GameStarted(("Ana",)))
+    deck = t.lay(DECK, sure("back"))
+    for _ in range(49):  # 51 left: one card redrawn a time, down to two
+        t.log.apply(CardsRedrawn((_next_card(t.game),)))
+    assert t.game.rebels.draw == 2 and t.game.rebels.hand == 3 and not t.game.game_over
+    t.take(deck)
+    assert not t.game.game_over
+    t.wait()
+    assert t.game.lost and t.events[-2:] == [CardDrawn(), CardDrawn()]
+
+
+def _next_card(game: Game) -> Card:
+    """A Rebels' card not seen yet."""
+    seen = set(game.rebels.seen)
+    return next(c for c in (Card.parse(n) for n in CARD_NAMES if n not in ("back", "joker"))
+                if c not in seen)
+
+
+def test_undo_takes_the_move_back_and_it_is_not_taken_again():
+    t = Table()
+    dealt(t)
+    t.lay(HAND, sure("2C"))
+    t.wait()
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("2C"),))]
+    t.undo()
+    t.wait()
+    assert t.events == [] and not t.questions
+
+
+def test_an_answer_to_a_question_already_gone_is_an_error():
+    t = Table()
+    with pytest.raises(AnswerError):
+        t.it.answer("card:1", "2C", t.game, t.t)
+
+
+# --- whole games, laid out on the table ----------------------------------------------------------
+
+
+def draws_before_moves(events: list) -> list[int]:
+    """The draws the record holds before each move."""
+    out, n = [], 0
+    for event in events[1:]:
+        if isinstance(event, CardDrawn):
+            n += 1
+        else:
+            out.append(n)
+            n = 0
+    return out
+
+
+class Person:
+    """Answers the table's questions from the true record and the true names of the cards."""
+
+    def __init__(self, events: list, names: dict[int, str]) -> None:
+        self.draws = draws_before_moves(events)
+        self.laid = [str(e.laid) if e.laid else "none" for e in events
+                     if isinstance(e, MissionPlayed)]
+        self.names = names
+        self.asked = 0
+
+    def truth(self, key: str) -> str:
+        kind, _, rest = key.partition(":")
+        if kind == "card":
+            return self.names[int(rest)]
+        return str(self.draws[int(rest)]) if kind == "draws" else self.laid[int(rest)]
+
+    def answers(self, table: Table) -> None:
+        while table.questions:
+            key = next(iter(table.questions))
+            truth = self.truth(key)
+            assert truth in {c.id for c in table.questions[key].choices}, key
+            self.asked += 1
+            table.answer(key, truth)
+
+
+class Reader:
+    """Reads a card as the reader might: surely right, or (at `unsure`) unsure, its best guess
+    right or wrong, or (at `refused`) surely as a card the rules refuse there."""
+
+    def __init__(self, rng: random.Random, unsure: float = 0.0, refused: float = 0.0) -> None:
+        self.rng, self.unsure, self.refused = rng, unsure, refused
+
+    def __call__(self, name: str, impossible: str | None) -> Reading:
+        roll = self.rng.random()
+        other = self.rng.choice([n for n in CARD_NAMES if n not in (name, "back")])
+        if roll < self.refused and impossible is not None:
+            return sure(impossible)
+        if roll < self.refused + self.unsure / 2:
+            return read((name, 0.6), (other, 0.1))
+        if roll < self.refused + self.unsure:
+            return read((other, 0.5), (name, 0.35))
+        return sure(name)
+
+
+def play_out(events: list, reader: Reader) -> tuple[Table, Person]:
+    """Every event of a game as the table shows it: a redraw's cards laid in front and taken
+    away, then as many informants dealt; a jack laid and an informant turned; a mission's cards
+    laid on its spot, every informant turned, then cleared (the card that stays left on the
+    spot), then the new informants; the Rebels' deck taken away once it ran out."""
+    truth, table = Game(events[0]), Table(events[0])
+    names: dict[int, str] = {}
+    person = Person(events, names)
+
+    def lay(zone: int | str, name: str, impossible: str | None = None, x: float = 0.0) -> int:
+        reading = reader(name, impossible) if name != "back" else sure(name)
+        track = table.lay(zone, reading, x=x)
+        names[track] = name
+        person.answers(table)
+        return track
+
+    def take(*tracks: int) -> None:
+        table.take(*tracks)
+        person.answers(table)
+
+    def wait() -> None:
+        table.wait()
+        person.answers(table)
+
+    # the informants lie along the row in the order dealt (the record's order at a mission):
+    # slot i of the row is the i-th informant dealt since the last mission
+    coming = [next((e.informants for e in events[i:] if isinstance(e, MissionPlayed)), ())
+              for i in range(len(events))]
+    deck = lay(DECK, "back")
+    row = {i: lay(ROW, "back", x=i) for i in range(3)}  # slot -> the card lying there
+    turned: set[int] = set()                            # slots a jack turned
+    for i, event in enumerate(events[1:], start=1):
+        before = truth.opponent.informants
+        seen = [str(c) for c in truth.rebels.seen if c.copies == 1] or [None]
+        truth.apply(event)
+        dealt_now = truth.opponent.informants - (0 if isinstance(event, MissionPlayed) else before)
+        if isinstance(event, JackPlayed):
+            jack = lay(HAND, str(event.jack), seen[0])
+            slot = coming[i].index(event.revealed) if event.revealed in coming[i] else \
+                min(set(row) - turned)
+            take(row[slot])
+            row[slot] = lay(ROW, str(event.revealed), "QD", x=slot)
+            turned.add(slot)
+            wait()
+            take(jack)
+        elif isinstance(event, CardsRedrawn):
+            laid = [lay(HAND, str(c), seen[0]) for c in event.cards]
+            wait()
+            take(*laid)
+            wait()
+            for _ in range(dealt_now):
+                row[len(row)] = lay(ROW, "back", x=len(row))
+        elif isinstance(event, MissionPlayed):
+            laid = [lay(event.spot.value, str(c), seen[0]) for c in event.cards]
+            for slot, card in enumerate(event.informants):
+                if slot not in turned:
+                    take(row[slot])
+                    row[slot] = lay(ROW, str(card), "QD", x=slot)
+            stays = next((k for k in laid if names[k] == str(event.laid)), None)
+            take(*row.values())
+            take(*(k for k in laid if k != stays))
+            wait()
+            row = {s: lay(ROW, "back", x=s) for s in range(dealt_now)}
+            turned = set()
+    if truth.game_over:
+        take(deck)
+    wait()
+    wait()
+    assert not table.questions
+    return table, person
+
+
+def test_a_whole_game_read_perfectly_gives_exactly_its_events():
+    events = random_game(random.Random(7))
+    table, person = play_out(events, Reader(random.Random(7)))
+    assert table.game.log == events and not table.refused
+    assert person.asked > 0  # draws the hand could have held are asked
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_a_random_game_read_perfectly_gives_exactly_its_events(seed):
+    events = random_game(random.Random(seed))
+    table, _ = play_out(events, Reader(random.Random(seed)))
+    assert table.game.log == events
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), unsure=st.sampled_from([0.2, 0.5]),
+       refused=st.sampled_from([0.0, 0.1]))
+def test_an_unsure_or_wrong_reader_and_a_truthful_person_score_no_mission_wrong(
+        seed, unsure, refused):
+    events = random_game(random.Random(seed))
+    table, _ = play_out(events, Reader(random.Random(seed + 1), unsure, refused))
+    truth = Game.replay(events)
+    assert [(m.spot, m.cards, m.informants, m.scoring) for m in table.game.missions] == \
+        [(m.spot, m.cards, m.informants, m.scoring) for m in truth.missions]
+    assert table.game.log == events
