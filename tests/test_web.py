@@ -637,6 +637,36 @@ def test_zones_are_saved_in_the_design_format(env: Env) -> None:
     assert Zones.from_dict(saved).n_seats == 3
 
 
+def test_a_solo_table_s_places_are_saved_and_kept(env: Env) -> None:
+    """The solo game seats one player and has places (its spots and deck); a later save of
+    the seats alone keeps them, as the zones page saves."""
+    env.client.post("/api/game", json={"game": "solo", "players": ["Ana"]}, headers=HOST)
+    seat = [[[0, 500], [1280, 500], [1280, 720], [0, 720]]]
+    row = [[100, 380], [1180, 380], [1180, 480], [100, 480]]
+    spot = [[500, 20], [780, 20], [780, 160], [500, 160]]
+    body = {"seats": seat, "scoring": row, "places": {"3": spot, "deck": spot}}
+    assert env.client.post("/api/zones", json=body, headers=HOST).status_code == 200
+    response = env.client.post("/api/zones", json={"seats": seat, "scoring": row},
+                               headers=HOST)
+    assert response.status_code == 200
+    saved = json.loads((env.root / "zones.json").read_text())
+    assert saved["places"]["3"] == spot and set(saved["places"]) == {"3", "deck"}
+    from vision.zones import Zones
+
+    zones = Zones.from_dict(saved)
+    assert zones.n_seats == 1 and [name for name, _ in zones.places] == ["3", "deck"]
+    before = (env.root / "zones.json").read_text()
+    for places, message in [({"scoring": spot}, "cannot name a place"),
+                            ({"1a": [[0, 0], [1, 1]]}, "place 1a"), ([spot], "an object")]:
+        bad = {"seats": seat, "scoring": row, "places": places}
+        response = env.client.post("/api/zones", json=bad, headers=HOST)
+        assert response.status_code == 400 and message in response.json["error"], places
+    too_many = {"seats": seat * 2, "scoring": row}
+    response = env.client.post("/api/zones", json=too_many, headers=HOST)
+    assert response.status_code == 400 and "seats must be 1 polygon," in response.json["error"]
+    assert (env.root / "zones.json").read_text() == before
+
+
 @pytest.mark.parametrize(("scoring", "message"), [
     ([[0, 0], [1, 1]], "3 to 64 points"),
     ([[0, 0], [10, 0], [20, 0]], "no area"),

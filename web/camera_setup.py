@@ -12,8 +12,6 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
-from companion.games.tightrope.rules import SEATS
-
 from .guard import BadInput, NotFound, Refused, host_only, is_host, json_body, text
 
 bp = Blueprint("camera_setup", __name__)
@@ -216,6 +214,29 @@ def polygon(raw: Any, what: str) -> list[list[float]]:
     return points
 
 
+def _count(seats: range) -> str:
+    return "1 polygon" if seats == range(1, 2) else f"{seats[0]} to {seats[-1]} polygons"
+
+
+def _places(raw: object) -> dict[str, list[list[float]]]:
+    """Named places: {name: polygon}; a name is short text and not the row's ("scoring")."""
+    if not isinstance(raw, dict):
+        raise BadInput("places must be an object of name: polygon")
+    for name in raw:
+        if not name.strip() or len(name) > 20 or name == "scoring":
+            raise BadInput(f"{name!r} cannot name a place (1 to 20 characters, not 'scoring')")
+    return {name: polygon(p, f"place {name}") for name, p in raw.items()}
+
+
+def _saved_places(path: Path) -> dict[str, Any]:
+    """The places of the zones file as saved (none where it is missing or unreadable)."""
+    try:
+        places = json.loads(path.read_text(encoding="utf-8")).get("places", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return places if isinstance(places, dict) else {}
+
+
 def _area(points: list[list[float]]) -> float:
     return 0.5 * sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2)
                      in zip(points, points[1:] + points[:1], strict=True))
@@ -239,15 +260,21 @@ def zones_page() -> str:
 @bp.post("/api/zones")
 @host_only
 def save_zones() -> Response:
-    body = json_body({"seats", "scoring"})
-    seats = body.get("seats")
-    if not isinstance(seats, list) or len(seats) not in SEATS:
-        raise BadInput(f"seats must be {SEATS[0]} to {SEATS[-1]} polygons, in clockwise seat order")
-    zones = {"seats": [polygon(p, f"seat {i}") for i, p in enumerate(seats)],
-             "scoring": polygon(body.get("scoring"), "scoring row")}
+    """The seat zones and the scoring row (of as many seats as the game in play seats), and
+    the named places of a game that has them (the solo game's spots): without "places", the
+    file's own places are kept."""
+    body = json_body({"seats", "scoring", "places"})
+    seats, allowed = body.get("seats"), ctx().referee.spec.seats
+    if not isinstance(seats, list) or len(seats) not in allowed:
+        raise BadInput(f"seats must be {_count(allowed)}, in clockwise seat order")
     path: Path | None = ctx().zones_path
     if path is None:
         raise NotFound("no zones file is configured")
+    zones: dict[str, Any] = {"seats": [polygon(p, f"seat {i}") for i, p in enumerate(seats)],
+                             "scoring": polygon(body.get("scoring"), "scoring row")}
+    places = _places(body["places"]) if "places" in body else _saved_places(path)
+    if places:
+        zones["places"] = places
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(zones), encoding="utf-8")
