@@ -1,16 +1,16 @@
-"""Whole games of Attacke through the real watcher and referee: contests scored right and wrong,
-questions asked.
+"""Whole games of Attacke (or, with `--game solo`, of the solo game) through the real watcher and
+referee: contests (missions) scored right and wrong, questions asked.
 
-Run: .venv/bin/python -m bench.bench_attacke [--seeds 1-10] [--split test|train]
+Run: .venv/bin/python -m bench.bench_attacke [--seeds 1-10] [--split test|train] [--game solo]
 (results in docs/PERFORMANCE.md).
 
-Each seed is a random Attacke game (2 to 6 players, the concealed variant on odd seeds), its
+Each seed is a random game (Attacke: 2 to 6 players, the concealed variant on odd seeds), its
 cards printed in a deck design of the simulator (`--split test`: typefaces and layouts kept out
 of training, the headline; `train`: the kind the demo plays), on a table of the seed's. The
 companion is taught that deck from one rendered photo a card (as a user teaches a real deck),
 the footage is played frame by frame through the table watcher and the referee, and a person
-who knows the record answers every question (companion.games.attacke.person). Every question
-is checked to offer the true card (or "passed" for a pass).
+who knows the record answers every question (the game's `person` module). Every question is
+checked to offer the true answer.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.evaluate_attacke import ATTACKE, play_footage
+from companion.evaluate_attacke import play_footage
+from companion.evaluate_solo import play_footage as play_solo
+from companion.games import game_named
 
 TABLES = ("wood_light", "wood_dark", "cloth_white", "checked", "felt", "floral")
 
@@ -35,56 +37,64 @@ def bench_game(seed: int) -> tuple[int, bool]:
     return (2, 3, 4, 5, 6)[seed % 5], seed % 2 == 1
 
 
-def render(seed: int, split: str, root: Path) -> tuple[list[Any], Path]:
+def render(game: str, seed: int, split: str, root: Path) -> tuple[list[Any], Path]:
     """The seed's game and its footage, in a design of `split`, with the deck taught."""
-    from companion.footage import table_actions
-    from vision.sim.attacke import random_attacke_design
+    from companion.footage import solo_areas, table_actions
+    from vision.sim.faces import random_deck_design
     from vision.sim.footage import render_footage
     from vision.sim.photos import teach_folder
     from vision.sim.scene import Conditions
     from vision.teach import teach
 
-    players, concealed = bench_game(seed)
-    events = list(ATTACKE.random_game(seed, players, concealed=concealed))
-    design = random_attacke_design(np.random.default_rng([seed, 61]), split)
+    spec = game_named(game)
+    if game == "solo":
+        players, events = 1, list(spec.random_game(seed, 1))
+    else:
+        players, concealed = bench_game(seed)
+        events = list(spec.random_game(seed, players, concealed=concealed))
+    design = random_deck_design(game, np.random.default_rng([seed, 61]), split)
     cond = Conditions(table=TABLES[seed % len(TABLES)], light_gradient=0.35, noise=2.0,
                       glare=1, shadow=True)
     out = root / f"{split}-{seed}"
     render_footage(table_actions(events, design), players, out, seed=seed, cond=cond,
-                   hold_s=0.8, hand_s=0.8)
+                   hold_s=0.8, hand_s=0.8, areas=solo_areas() if game == "solo" else None)
     deck = out / "deck.npz"
     if not deck.is_file():
         with tempfile.TemporaryDirectory() as photos:
             teach_folder(Path(photos), design)
-            teach(photos, deck, names=ATTACKE.deck)
+            teach(photos, deck, names=spec.deck)
     return events, out
 
 
-def main(seeds: list[int], split: str, root: Path) -> dict[str, Any]:
+def main(game: str, seeds: list[int], split: str, root: Path) -> dict[str, Any]:
     from vision.read import Reader
 
+    play = play_solo if game == "solo" else play_footage
+    unit = "missions" if game == "solo" else "contests"
     cv2.setNumThreads(1)
     games = {}
     for seed in seeds:
-        events, frames = render(seed, split, root)
-        games[seed] = play_footage(events, frames, Reader.from_deck(frames / "deck.npz"))
-        print(f"bench_attacke: {split} seed {seed}: {json.dumps(games[seed])}", file=sys.stderr,
-              flush=True)
+        events, frames = render(game, seed, split, root)
+        games[seed] = play(events, frames, Reader.from_deck(frames / "deck.npz"))
+        print(f"bench_attacke: {game} {split} seed {seed}: {json.dumps(games[seed])}",
+              file=sys.stderr, flush=True)
     total = {k: sum(g[k] for g in games.values()) for k in
-             ("contests", "right", "wrong", "not_scored", "questions",
-              "questions_offering_the_truth")}
+             (unit, "right", "wrong", "not_scored", "questions", "questions_offering_the_truth")}
     return {"games": games, "summary": total}
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--game", choices=("attacke", "solo"), default="attacke")
     ap.add_argument("--seeds", default="1-10")
     ap.add_argument("--split", choices=("test", "train"), default="test")
-    ap.add_argument("--root", default="var/bench-attacke")
-    ap.add_argument("--out", default="var/bench-attacke.json")
+    ap.add_argument("--root", default=None, help="default var/bench-GAME")
+    ap.add_argument("--out", default=None, help="default var/bench-GAME.json")
     a = ap.parse_args()
     lo, _, hi = a.seeds.partition("-")
-    res = main(list(range(int(lo), int(hi or lo) + 1)), a.split, Path(a.root))
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(res, indent=1))
+    root = Path(a.root or f"var/bench-{a.game}")
+    res = main(a.game, list(range(int(lo), int(hi or lo) + 1)), a.split, root)
+    out = Path(a.out or f"var/bench-{a.game}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1))
     print(json.dumps(res["summary"], indent=1))
