@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .evaluate_attacke import Answerer
 from .footage import deck_design, footage_folder, is_rendered, render_game, trim_cache
 from .games import GameSpec, game_named
 from .games.attacke.rules import Contest
@@ -43,7 +44,6 @@ from .service import check_port
 PERSON_WAIT_S = 2.0  # the demo's person answers a question after this long (time to look)
 DRAIN_S = 300.0      # after the footage, the person may answer what is still asked this long
 PLAYED = {"tightrope": "rounds", "attacke": "contests", "solo": "missions"}  # its unit
-Answerer = Callable[[dict[str, Any], dict[str, Any]], str]
 
 
 def demo_events(args: argparse.Namespace) -> list[Any]:
