@@ -167,7 +167,7 @@ def test_a_jack_s_informant_read_late_is_its_own_even_once_cleared():
     assert t.events == [JackPlayed(C("JS"), C("7H"))]
 
 
-def test_a_lone_jack_taken_away_with_no_informant_turned_was_discarded():
+def test_a_lone_jack_taken_away_with_no_informant_seen_turned_is_asked_about():
     t = Table()
     dealt(t)
     jack = t.lay(HAND, sure("JS"))
@@ -177,8 +177,24 @@ def test_a_lone_jack_taken_away_with_no_informant_turned_was_discarded():
     t.wait()
     assert t.events == [] and not t.questions  # a slow read of the card turned has this long
     t.wait()
+    q = t.questions[f"jack:{jack}"]  # discarded, or the camera missed the card it turned
+    assert q.choices[0].id == "none" and "5D" in {c.id for c in q.choices}
+    t.answer(f"jack:{jack}", "none")
     t.drew(0)
     assert t.events == [CardsRedrawn((C("JS"),))]
+
+
+def test_a_jack_whose_informant_the_camera_missed_is_played_on_a_person_s_word():
+    t = Table()
+    dealt(t)
+    jack = t.lay(HAND, sure("JS"))
+    t.wait()
+    t.take(jack)
+    t.wait()
+    t.wait()
+    t.answer(f"jack:{jack}", "5D")
+    t.drew(0)
+    assert t.events == [JackPlayed(C("JS"), C("5D"))]
 
 
 def test_a_mission_is_its_cards_on_a_spot_and_every_informant_turned():
@@ -492,6 +508,8 @@ class Person:
         kind, _, rest = key.partition(":")
         if kind == "card":
             return self.names[int(rest)]
+        if kind == "jack":  # a lone jack taken away with no informant seen: play_out lays the
+            return "none"   # one a jack turns, so such a jack was discarded
         return str(self.draws[int(rest)]) if kind == "draws" else self.laid[int(rest)]
 
     def answers(self, table: Table) -> None:

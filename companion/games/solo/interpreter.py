@@ -17,8 +17,9 @@ The hand is never seen. What becomes an event:
   informants. A mission that fails is applied at once; one that succeeds once the player has
   cleared all but one card from the spot (`laid`: that card), or all of them (`laid` none).
 - **A jack** (S8): a lone jack laid in the player's zone and one informant turned face up.
-- **A redraw** (S7): any other cards laid in the player's zone, once the laying settled; a lone
-  jack is a redraw once it is taken away and no informant was turned for twice `settle_s`.
+- **A redraw** (S7): any other cards laid in the player's zone, once the laying settled. A lone
+  jack taken away with no informant seen turned for twice `settle_s` is asked about: discarded
+  (a redraw), or which informant it turned (the camera may have missed it).
 - **Draws** (S6) are never seen. Before a move, the draws its cards need (the hand must hold
   them) are certain; where the hand could have taken more, a person says how many ("How many
   cards did Ana draw before this move?", OK confirming the least). The Rebels' deck taken away
@@ -195,6 +196,7 @@ class Interpreter:
     _draws: dict[int, int] = field(default_factory=dict)   # move number -> draws said before it
     _laid: dict[int, str] = field(default_factory=dict)    # mission number -> card said to stay
     _missing: dict[int, list[str]] = field(default_factory=dict)  # mission -> informants said
+    _jacks: dict[int, str] = field(default_factory=dict)  # jack's track -> informant said, or none
     _last_change: float = 0.0
     _moved: int = 0                                # the last card of the last move: its order
 
@@ -265,7 +267,7 @@ class Interpreter:
                 card.status, card.at, card.refused = "counted", at, ""
         self._drop_leftovers(tracks)
         event = decision.event
-        if isinstance(event, JackPlayed) and tracks[1] in self.cards:
+        if isinstance(event, JackPlayed) and len(tracks) > 1 and tracks[1] in self.cards:
             self.cards[tracks[1]].named = str(event.revealed)  # where it lies in the row
 
     def _still_lying(self, counted: Seen) -> bool:
@@ -354,6 +356,8 @@ class Interpreter:
             self._laid[int(rest)] = choice
         elif kind == "missing":
             self._missing.setdefault(int(rest), []).append(choice)
+        elif kind == "jack":
+            self._jacks[int(rest)] = choice
         self.asked.pop(key, None)
 
     # -- deciding --------------------------------------------------------------------------------
@@ -577,9 +581,9 @@ class Interpreter:
 
     def _jack(self, game: Game, jack: Seen, card: Card, row: list[Seen], t: float,
               questions: list[Question]) -> Move | None:
-        """A lone jack: it turned the informant that appeared face up, or it was discarded: it
-        was taken away and no informant turned for twice `settle_s` (the turned card is read
-        before the jack is taken away, and a slow read has that long)."""
+        """A lone jack: it turned the informant that appeared face up; taken away with none
+        seen turned for twice `settle_s` (a slow read has that long), a person says whether it
+        was discarded or which informant it turned (the camera may have missed the card)."""
         if not jack.present:  # turned before the jack was taken away: later ones are not its
             row = [c for c in row if c.t <= jack.gone_t]
         names = self._certain(row, lambda n, others: informant(game, n, others))
@@ -591,8 +595,24 @@ class Interpreter:
             if name is None:
                 return None
             return Move(JackPlayed(card, Card.parse(name)), (jack.track, seen.track), 1)
-        taken = not jack.present and t - jack.gone_t >= 2 * self.settle_s - 1e-9
-        return Move(CardsRedrawn((card,)), (jack.track,), 1) if taken else None
+        if jack.present or t - jack.gone_t < 2 * self.settle_s - 1e-9:
+            return None
+        said = self._jacks.get(jack.track)
+        if said is None:
+            questions.append(self._jack_question(game, jack))
+            return None
+        if said == "none":
+            return Move(CardsRedrawn((card,)), (jack.track,), 1)
+        return Move(JackPlayed(card, Card.parse(said)), (jack.track,), 1)
+
+    def _jack_question(self, game: Game, jack: Seen) -> Question:
+        turned = [n for n in FACES if n != BACK and informant(game, n)]
+        return Question(
+            f"jack:{jack.track}", "A jack was laid and taken away; the camera saw no informant "
+            "turned. Was it discarded, or which informant did it turn?",
+            (Choice("none", "Discarded (a redraw)"), *(Choice(n, f"It turned {n}")
+                                                         for n in turned)),
+            None, HAND, len(game.missions), 0, jack.track)
 
     # -- certain names, and the questions about the rest -------------------------------------------
 
