@@ -43,10 +43,10 @@ class Person:
             shown = missions[int(rest)].informants if int(rest) < len(missions) else ()
             return next((str(c) for c in shown if str(c) in ids), ids[-1])
         if kind == "jack":  # the lone jack's move: played (the informant it turned) or not
-            move = next((e for i, e in self.moves if i >= int(state.get("events", 0))
+            jack = next((e for i, e in self.moves if i >= int(state.get("events", 0))
                          and isinstance(e, CardsRedrawn | JackPlayed)), None)
-            turned = str(move.revealed) if isinstance(move, JackPlayed) else "none"
-            return turned if turned in ids else "none"
+            revealed = str(jack.revealed) if isinstance(jack, JackPlayed) else "none"
+            return revealed if revealed in ids else "none"
         if kind != "card":
             return ids[-1]
         message = str(conflict["message"])
