@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .evaluate_attacke import Answerer
+from .evaluate_table import Answerer
 from .footage import deck_design, footage_folder, is_rendered, render_game, trim_cache
 from .games import GameSpec, game_named
 from .games.attacke.rules import Contest

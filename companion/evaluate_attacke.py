@@ -8,21 +8,15 @@ The bench (bench/bench_attacke.py) and the end-to-end tests use it.
 
 from __future__ import annotations
 
-import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .commands import CommandError, Flush, NewGame, Resolve, Seen
-from .games import GameSpec, game_named
+from .evaluate_table import play_table
+from .games import game_named
 from .games.attacke.person import Person
 from .games.attacke.rules import Game
-from .referee import Referee
-from .store import Store
 
 ATTACKE = game_named("attacke")
-Answerer = Callable[[dict[str, Any], dict[str, Any]], str]  # a person: question, state -> choice
 
 
 def play_footage(events: list[Any], frames: Path, reader: Any, fps: float = 10.0
@@ -37,59 +31,3 @@ def play_footage(events: list[Any], frames: Path, reader: Any, fps: float = 10.0
     return {"players": len(true.players), "concealed": true.setup.variant.concealed,
             "contests": len(want), "right": right, "wrong": len(contests) - right,
             "not_scored": max(0, len(want) - len(contests)), **stats}
-
-
-def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, answer: Answerer,
-               fps: float = 10.0) -> tuple[Any, dict[str, Any]]:
-    """A game of `spec` (its record's `events`) whose footage is in `frames` (zones.json beside
-    it), read by `reader` frame by frame through the real watcher and referee, `answer` (a
-    person) answering every question at once: the game the referee scored, and the questions
-    asked (those offering the truth), frames and frames a second."""
-    from vision.sources import FolderSource
-    from vision.watch import TableWatcher
-    from vision.zones import load_zones
-
-    asked = offered = n = 0
-    watcher = TableWatcher(load_zones(frames / "zones.json"), reader, fps=fps)
-    source = FolderSource(frames, fps)
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "table.db")
-        referee = Referee(store)
-        referee.handle(NewGame(events[0], spec.name))
-        source.open()
-        began = time.perf_counter()
-        while (frame := source.read()) is not None:
-            changes = watcher.feed(frame)
-            referee.handle(Seen(tuple(changes), n / fps, frame if changes else None))
-            n += 1
-            a, o = answer_all(referee, answer)
-            asked, offered = asked + a, offered + o
-        referee.handle(Flush())
-        a, o = answer_all(referee, answer)
-        asked, offered = asked + a, offered + o
-        seconds = time.perf_counter() - began
-        source.close()
-        got = referee.game
-        store.close()
-    return got, {"questions": asked, "questions_offering_the_truth": offered, "frames": n,
-                 "fps": round(n / seconds, 1) if seconds else None}
-
-
-def answer_all(referee: Referee, answer: Answerer, limit: int = 50) -> tuple[int, int]:
-    """Let the person answer every open question: (questions answered, of them those whose
-    choices held the true answer)."""
-    asked = offered = 0
-    for _ in range(limit):
-        view = referee.view()
-        conflict = view["conflict"]
-        if conflict is None or view["state"] is None:
-            break
-        choice = answer(conflict, view["state"])
-        ids = [c["id"] for c in conflict["choices"]]
-        offered += choice in ids and choice != "none"
-        try:
-            referee.handle(Resolve(conflict["id"], choice))
-        except CommandError:  # the record's card is refused now: the game went astray before
-            referee.handle(Resolve(conflict["id"], "none" if "none" in ids else ids[-1]))
-        asked += 1
-    return asked, offered

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .evaluate_attacke import play_table
+from .evaluate_table import play_table
 from .games import game_named
 from .games.solo.person import Person
 from .games.solo.rules import Game

@@ -493,9 +493,7 @@ class Interpreter:
         cleared = [c.gone_t for c in self.cards.values()
                    if c.status == "counted" and c.zone == seat and c.seen and not c.present]
         zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
-                and (c.present or not c.seen or (c.gone_t >= self._turn_began and (
-                    c.t >= self._turn_began
-                    or not any(abs(c.gone_t - g) <= GONE_S for g in cleared))))]
+                and self._may_be_laid(c, cleared)]
         zone = self._until_another_seat(seat, sorted(zone, key=lambda c: c.order))
         left = [c for c in zone if c.seen and not c.present and not any(
             o.seen and o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
@@ -503,6 +501,16 @@ class Interpreter:
             return [c for c in zone if c.present or not c.seen]
         ended = min(c.gone_t for c in left)
         return [c for c in zone if not c.seen or (c.t <= ended and (c in left or c.present))]
+
+    def _may_be_laid(self, c: Seen, cleared: list[float]) -> bool:
+        """A waiting card of the seat's zone that may be of his laying: lying there, named by
+        a person, or gone since his turn began, unless it appeared before that and left with
+        his counted cards (when they were `cleared`)."""
+        if c.present or not c.seen:
+            return True
+        if c.gone_t < self._turn_began:
+            return False
+        return c.t >= self._turn_began or not any(abs(c.gone_t - g) <= GONE_S for g in cleared)
 
     def _until_another_seat(self, seat: int, zone: list[Seen]) -> list[Seen]:
         """The seen cards of `zone` (in order) up to the first laid after another seat's
