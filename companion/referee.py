@@ -428,10 +428,13 @@ class Referee:
         self.conflicts = [c for c in self.conflicts if c.id != conflict_id]
         self._decide(self.last_t)
 
-    def _ok_button(self) -> None:
+    def _ok_button(self) -> Moment | None:
+        """Confirm the open question's one sure proposal; with none open, the game's own move
+        (an Attacke pass), which the undo button takes back."""
         conflict = self.conflict
         if conflict is None:
-            return None
+            event = self.spec.ok_event(self.game) if self.game is not None else None
+            return self._by_hand(event) if event is not None else None
         if conflict.ok is None:
             self.message = "answer the question on a phone: the OK button cannot"
             return None

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.commands import Flush, ManualEvent, NewGame
+from companion.commands import ButtonPress, Flush, ManualEvent, NewGame
 from companion.games import game_named
 from companion.games.attacke.rules import Passed
 from companion.games.tightrope.log import fold_record
@@ -1431,6 +1431,23 @@ def test_the_attacke_player_at_turn_passes_through_the_api(attacke: Env, env: En
     assert attacke.referee.game.log[-1] == Passed(0) and attacke.referee.game.turn == 2
     page = attacke.client.get("/").get_data(as_text=True)
     assert 'id="a-pass"' in page
+
+
+def test_the_ok_button_passes_for_the_attacke_player_at_turn_and_undo_takes_it_back(
+        attacke: Env) -> None:
+    ref = attacke.referee
+    assert ref.game.turn == 0 and ref.conflict is None
+    ref.call(ButtonPress("ok"))
+    assert ref.game.log[-1] == Passed(0) and ref.game.turn == 2
+    assert attacke.store.events(1)[-1] == Passed(0)  # stored, as a pass said on the web is
+    ref.call(ButtonPress("undo"))
+    assert ref.game.turn == 0 and ref.game.log[-1] != Passed(0)
+
+
+def test_the_ok_button_makes_no_move_of_tightrope(playing: Env) -> None:
+    events = playing.store.event_rows(playing.referee.game_id)
+    playing.referee.call(ButtonPress("ok"))
+    assert playing.store.event_rows(playing.referee.game_id) == events
 
 
 def test_a_pass_is_refused_when_no_attacke_game_is_in_play(env: Env) -> None:

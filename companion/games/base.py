@@ -438,6 +438,11 @@ class GameSpec(Protocol):
         demo's check, the benches): `replay_json` less what no rule depends on."""
         ...
 
+    def ok_event(self, game: Any) -> Any | None:
+        """The event the table's OK button stands for while no question is open (Attacke: the
+        player at turn passes); None where it stands for none now."""
+        ...
+
 
 @dataclass(frozen=True)
 class Package:
@@ -458,9 +463,13 @@ class Package:
     snapshot: Callable[..., dict[str, Any]]
     interpreter: Callable[[], Interpreter] | None = None  # None: not yet refereed at a table
     scoring_of: Callable[[Any], Any] | None = None         # None: the whole replay_json
+    ok_event_of: Callable[[Any], Any | None] | None = None  # None: OK only answers questions
 
     def scoring(self, game: Any) -> Any:
         return (self.scoring_of or self.replay_json)(game)
+
+    def ok_event(self, game: Any) -> Any | None:
+        return self.ok_event_of(game) if self.ok_event_of else None
 
 
 def event_log(game_type: type[EventGame[Any]]) -> Callable[[Sequence[Any]], EventLog[Any]]:
