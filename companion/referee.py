@@ -438,7 +438,8 @@ class Referee:
         if conflict.ok is None:
             self.message = "answer the question on a phone: the OK button cannot"
             return None
-        return self._resolve(conflict.id, conflict.ok)
+        self._resolve(conflict.id, conflict.ok)
+        return None
 
     # -- the view ---------------------------------------------------------------------------------
 

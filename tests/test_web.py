@@ -1450,6 +1450,41 @@ def test_the_ok_button_makes_no_move_of_tightrope(playing: Env) -> None:
     assert playing.store.event_rows(playing.referee.game_id) == events
 
 
+def test_an_attacke_laying_is_entered_by_hand_and_bad_ones_change_nothing(
+        attacke: Env) -> None:
+    # contest 9, green: Ana (to play) has laid a 3, Cy leads with a 7, Ben passed
+    before = attacke.fingerprint()
+    for body, status, error in [
+            ({"seat": 0, "cards": ["green-2"]}, 409, "A5"),          # 5 does not beat 7
+            ({"seat": 2, "cards": ["green-5"]}, 409, "A3"),          # not Cy's turn
+            ({"seat": 0, "cards": ["green-5"], "face_down": 1}, 409, "concealed variant"),
+            ({"seat": 0, "cards": ["pink-3"]}, 400, "not a card: 'pink-3'"),
+            ({"seat": 0, "cards": ["green-6"]}, 400, "not a card: 'green-6'"),
+            ({"seat": 0, "cards": "green-5"}, 400, "a list of card names"),
+            ({"seat": 0, "cards": ["green-5"], "face_down": -1}, 400, "face-down cards -1"),
+            ({"seat": 0, "cards": ["green-5"], "turn": 1}, 400, "unknown field 'turn'")]:
+        response = attacke.client.post("/api/lay", json=body, headers=HOST)
+        assert response.status_code == status and error in response.json["error"], (body,
+                                                                                   response.json)
+        assert attacke.fingerprint() == before
+    assert attacke.client.post("/api/lay", json={"seat": 0, "cards": ["green-5"]}
+                               ).status_code in (401, 403)
+    response = attacke.client.post("/api/lay", json={"seat": 0, "cards": ["green-5", "shield-7"]},
+                                   headers=HOST)
+    assert response.status_code == 200, response.json
+    contest = attacke.client.get("/api/view").json["view"]["state"]["contest"]
+    assert contest["cards"][0] == ["green-3", "green-5", "shield-7"]
+    assert contest["totals"][0] == 15 and attacke.referee.game.turn == 2
+
+
+def test_laying_is_refused_when_no_attacke_game_is_in_play(playing: Env) -> None:
+    before = playing.fingerprint()
+    response = playing.client.post("/api/lay", json={"seat": 0, "cards": ["red-3"]}, headers=HOST)
+    assert response.status_code == 409 and playing.fingerprint() == before
+    assert response.json["error"] == ("laying cards is a move of Attacke, and no game of Attacke "
+                                      "is in play")
+
+
 def test_a_pass_is_refused_when_no_attacke_game_is_in_play(env: Env) -> None:
     response = env.client.post("/api/pass", json={"seat": 0}, headers=HOST)
     assert response.status_code == 409

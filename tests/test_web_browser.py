@@ -463,10 +463,13 @@ def test_six_attacke_players_fit_a_phone(tmp_path: Path, page: Any, attacke_at_t
         table.close()
 
 
-def test_a_game_of_attacke_starts_on_the_setup_page_and_its_player_passes(
+def test_a_game_of_attacke_starts_on_the_setup_page_and_is_played_by_hand(
         tmp_path: Path, page: Any) -> None:
-    """On a phone: the host starts a game of Attacke on the Setup page, and the player at turn
-    says "pass" with the table page's button (the camera sees a pass only when cards leave)."""
+    """On a phone: the host starts a game of Attacke on the Setup page; the player at turn says
+    "pass" with the table page's button (the camera sees a pass only when cards leave), and the
+    next one's laying is entered by hand, face-down cards and all."""
+    from companion.games.attacke.rules import Card, CardsPlayed, Colour
+
     table = Table(tmp_path, pin=False)
     try:
         page.set_viewport_size({"width": 390, "height": 844})
@@ -491,6 +494,18 @@ def test_a_game_of_attacke_starts_on_the_setup_page_and_its_player_passes(
         page.wait_for_selector("#a-pass >> text=Cy passes", timeout=3000)
         assert [type(e).__name__ for e in table.store.events(table.referee.game_id)[1:]] == [
             "Passed"]
+        assert page.text_content("#a-lay-head") == "Cy lays"
+        page.click("#a-lay-cards button[data-card='red-3']")
+        page.click("#a-lay-cards button[data-card='shield-7']")
+        page.click("#a-lay-clear")
+        page.click("#a-lay-cards button[data-card='red-3']")
+        assert page.text_content("#a-lay-chosen") == "Laying: red 3"
+        page.fill("#a-lay-down", "2")
+        page.click("#a-lay")
+        page.wait_for_selector("#a-lay-head >> text=Ana lays", timeout=3000)
+        assert table.store.events(table.referee.game_id)[-1] == CardsPlayed(
+            2, (Card(3, Colour.RED),), 2)
+        assert page.text_content("#a-lay-chosen") == "Tap the cards laid, in any order."
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         table.close()

@@ -300,16 +300,47 @@ def reveal() -> Response:
     return ok()
 
 
+def attacke_game(move: str) -> attacke.Game:
+    game = ctx().referee.game
+    if game is None or ctx().referee.spec.name != "attacke":
+        raise Refused(f"{move} is a move of Attacke, and no game of Attacke is in play")
+    assert isinstance(game, attacke.Game)
+    return game
+
+
 @bp.post("/pass")
 @host_only
 def pass_turn() -> Response:
     """The Attacke player at turn says "pass" (A7): the camera sees a pass only when his cards
     leave the table."""
     body = json_body({"seat"})
-    game = ctx().referee.game
-    if game is None or ctx().referee.spec.name != "attacke":
-        raise Refused("a pass is a move of Attacke, and no game of Attacke is in play")
+    game = attacke_game("a pass")
     call(ManualEvent(attacke.Passed(whole(body, "seat", 0, len(game.players) - 1))))
+    return ok()
+
+
+MAX_LAID = 20  # more cards than any hand holds
+
+
+@bp.post("/lay")
+@host_only
+def lay() -> Response:
+    """An Attacke laying entered by hand (the camera lost, or a card it did not see): the cards
+    face up by name ("red-3", "shield-10"), and `face_down` cards in the concealed variant."""
+    body = json_body({"seat", "cards", "face_down"})
+    game = attacke_game("laying cards")
+    seat = whole(body, "seat", 0, len(game.players) - 1)
+    names = body.get("cards", [])
+    if (not isinstance(names, list) or len(names) > MAX_LAID
+            or not all(isinstance(n, str) for n in names)):
+        raise BadInput('cards must be a list of card names such as "red-3" or "shield-10"')
+    try:
+        cards = tuple(attacke.Card.parse(name) for name in names)
+    except ValueError as err:
+        raise BadInput(str(err)[:120]) from None
+    face_down = whole(body, "face_down", 0, MAX_LAID, "face-down cards") if "face_down" in body \
+        else 0
+    call(ManualEvent(attacke.CardsPlayed(seat, cards, face_down)))
     return ok()
 
 

@@ -12,6 +12,7 @@ from flask import Blueprint, Response, current_app, redirect, render_template, r
 from markupsafe import Markup
 
 from companion.games import DEFAULT, GAMES, game_named
+from companion.games.attacke.rules import BACK, CARD_NAMES
 from companion.games.tightrope.rules import Game
 from companion.store import StoreError
 
@@ -91,7 +92,9 @@ def other_game_page(game_id: int, kind: str, page: str) -> str:
 
 @bp.get("/")
 def table() -> str:
-    return render_template("table.html", page="table")
+    # the cards of Attacke a host may lay by hand: every face of its deck
+    faces = [name.split("-") for name in CARD_NAMES if name != BACK]
+    return render_template("table.html", page="table", attacke_faces=faces)
 
 
 def _current_game_page(endpoint: str, page: str, what: str) -> Any:

@@ -4,7 +4,7 @@
 // only when a contest ends or is taken back. Colours never speak alone: each chip carries its
 // colour's initial, and the contest's colour is named in words.
 const TR_ATTACKE = (() => {
-  const {el} = TR;
+  const {el, post, toast} = TR;
   const $ = (id) => document.getElementById(id);
   const INITIAL = {red: "R", yellow: "Y", green: "G", blue: "B", purple: "P"};
 
@@ -157,7 +157,44 @@ const TR_ATTACKE = (() => {
       pass.textContent = `${names[state.turn]} passes`;
       pass.dataset.seat = String(state.turn);
     }
+    drawLaying(state);
   }
+
+  // A laying entered by hand: the host taps the cards the player at turn laid, then Lay.
+  let chosen = [];
+  let layingSeat = null;
+
+  function drawLaying(state) {
+    const seat = state.game_over ? null : state.turn;
+    if (seat !== layingSeat) chosen = [];  // another player's turn: start afresh
+    layingSeat = seat;
+    $("a-lay-head").textContent = seat === null ? "Lay cards" : `${state.players[seat]} lays`;
+    $("a-lay-down-label").hidden = !state.variant.concealed;
+    $("a-lay").disabled = seat === null;
+    drawChosen();
+  }
+
+  function drawChosen() {
+    const words = chosen.map((card) => card.replace("-", " ")).join(", ");
+    $("a-lay-chosen").textContent = chosen.length ? `Laying: ${words}` : "Tap the cards laid, in any order.";
+  }
+
+  $("a-lay-cards").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-card]");
+    if (!button) return;
+    chosen.push(button.dataset.card);
+    drawChosen();
+  });
+  $("a-lay-clear").addEventListener("click", () => { chosen = []; drawChosen(); });
+  $("a-lay").addEventListener("click", () => {
+    const faceDown = Number($("a-lay-down").value) || 0;
+    post("/api/lay", {seat: layingSeat, cards: chosen, face_down: faceDown}).then(() => {
+      chosen = [];
+      $("a-lay-down").value = "0";
+      drawChosen();
+      toast("laid");
+    }).catch(() => {});
+  });
 
   return {draw, where};
 })();
