@@ -46,6 +46,11 @@ class SetSpec:
     split: Split
     scenes: int
     seed: int
+    games: tuple[str, ...] = ("tightrope",)  # whose decks its scenes draw (detector sets only)
+
+    def __post_init__(self) -> None:
+        if self.kind == "reader" and self.games != ("tightrope",):
+            raise ValueError("the reader's sets are labelled with Tightrope's cards only")
 
 
 def jitter(box: Box, rng: np.random.Generator, scale: float = 1.0) -> Box:
@@ -143,7 +148,7 @@ def _scene(spec: SetSpec, i: int, size: tuple[int, int],
     """Scene i of the set, or None where its typeface cannot draw (a broken font file)."""
     rng = np.random.default_rng([spec.seed, i])
     try:
-        return random_scene(rng, spec.split, size, fraction), rng
+        return random_scene(rng, spec.split, size, fraction, games=spec.games), rng
     except (OSError, ValueError, cv2.error) as exc:
         print(f"  scene {i} skipped: {exc}", file=sys.stderr, flush=True)
         return None

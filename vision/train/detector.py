@@ -201,20 +201,28 @@ def evaluate(model: DetectorNet, frames: np.ndarray, boxes: list[np.ndarray],
     return out
 
 
-def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 12, batch: int = 32,
-          seed: int = 20261124, threads: int = 2, limit: int | None = None) -> dict:
+def train(train_dirs: list[Path], calib_dir: Path, out_dir: Path, epochs: int = 12,
+          batch: int = 32, seed: int = 20261124, threads: int = 2, limit: int | None = None,
+          start: Path | None = None, lr: float = 3e-3) -> dict:
+    """Train on the frames of every folder of `train_dirs`; `start`: weights to fine-tune from
+    (a detector.pt) instead of from scratch, usually with a smaller `lr`."""
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    frames, boxes = load(train_dir)
+    sets = [load(d) for d in train_dirs]
+    frames = np.concatenate([f for f, _ in sets])
+    boxes = [b for _, bs in sets for b in bs]
+    del sets
     if limit:
         frames, boxes = frames[:limit], boxes[:limit]
     cal_frames, cal_boxes = load(calib_dir)
     print(f"detector: {len(frames)} training frames, {len(cal_frames)} calibration frames",
           file=sys.stderr, flush=True)
     model = DetectorNet().to(memory_format=torch.channels_last)
+    if start is not None:
+        model.load_state_dict(torch.load(start, map_location="cpu"))
     steps = epochs * math.ceil(len(frames) / batch)
-    train = OneCycle(model, lr=3e-3, weight_decay=1e-4, steps=steps)
+    train = OneCycle(model, lr=lr, weight_decay=1e-4, steps=steps)
     began = time.time()
     for epoch in range(epochs):
         model.train()
@@ -233,7 +241,8 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 12, bat
     stats = evaluate(model, cal_frames, cal_boxes)
     meta = {"input_width": DET_W, "stride": STRIDE, "mean": MEAN, "std": STD,
             "threshold": 0.3, "calibration": {str(k): v for k, v in stats.items()},
-            "trained_on": len(frames), "epochs": epochs, "seed": seed}
+            "trained_on": len(frames), "epochs": epochs, "seed": seed,
+            "fine_tuned_from": start.name if start else None}
     export(model, out_dir, meta)
     torch.save(model.state_dict(), out_dir / "detector.pt")
     print(f"detector: calib {stats}", file=sys.stderr, flush=True)
@@ -253,5 +262,5 @@ def export(model: DetectorNet, out_dir: Path, meta: dict) -> None:
 
 if __name__ == "__main__":
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "var/train-data")
-    train(root / "detector-train", root / "detector-calib", Path("var/models"),
-          epochs=int(sys.argv[2]) if len(sys.argv) > 2 else 12)
+    train([root / "detector-train", root / "detector-games"], root / "detector-calib",
+          Path("var/models"), epochs=int(sys.argv[2]) if len(sys.argv) > 2 else 12)

@@ -4,8 +4,11 @@ under some light and camera.
 Each scene draws an edition (`vision.sim.designs`; now and then the built-in stroke-font deck), a
 table surface (`vision.sim.textures`), a card size, a layout and the conditions of the frame:
 
+- decks: Tightrope's editions, and for the detector's table sets also Attacke's and playing cards
+  (`vision.sim.faces`), so it learns cards, not one deck's faces;
 - layouts: cards scattered apart, a game table (a scoring row with zeros across half a value card,
-  a card in front of each seat), piles, touching rows, cards cut by the frame's edge;
+  a card in front of each seat), piles, touching rows, cards cut by the frame's edge, and each
+  seat's cards fanned half over one another (an Attacke laying, a solo mission);
 - light and camera: uneven light, white balance, exposure, a large shadow, glare, vignetting,
   tilt (perspective), lens distortion, defocus, motion blur, noise, JPEG;
 - hands over the table, sized to the cards.
@@ -23,9 +26,11 @@ import numpy as np
 
 from vision.cards import ALL_CARDS, CARD_H, CARD_W, DEFAULT_STYLE, CardId, Edition, random_style
 from vision.sim.designs import random_design
+from vision.sim.faces import printed_deck, random_deck_design
 from vision.sim.fonts import Split
 from vision.sim.hands import SKINS, SLEEVES, HandPose
 from vision.sim.scene import (
+    Card,
     Conditions,
     Placement,
     TruthCard,
@@ -37,8 +42,12 @@ from vision.sim.scene import random_scene as scattered
 from vision.sim.textures import random_table
 
 Size = tuple[int, int]
-LAYOUTS = ("scatter", "game", "pile", "row", "edge")
-_LAYOUT_P = (0.3, 0.25, 0.15, 0.12, 0.18)
+LAYOUTS = ("scatter", "game", "pile", "row", "edge", "fans")
+_LAYOUT_P = (0.3, 0.25, 0.15, 0.12, 0.18, 0.0)
+# Scenes of every game's deck: mostly the fans the footage of Attacke and solo games shows, which
+# the Tightrope-only sets never drew ("game" is Tightrope's own table; other decks fan instead).
+_GAMES_LAYOUT_P = (0.15, 0.1, 0.15, 0.1, 0.1, 0.4)
+GAMES = ("tightrope", "attacke", "solo")
 STROKE_SHARE = 0.12  # scenes in the built-in stroke-font deck (our own simulated edition)
 
 
@@ -85,9 +94,9 @@ def _pool(rng: np.random.Generator) -> list[CardId]:
 
 
 def _scatter(rng: np.random.Generator, size: Size, card_px: float, n: int,
-             overlap: float) -> list[Placement]:
+             overlap: float, cards: list[Card] | None) -> list[Placement]:
     spread = (card_px * 0.94, card_px * 1.06)
-    return scattered(rng, n, size, overlap, width_range=spread, cards=_pool(rng)[:n])
+    return scattered(rng, n, size, overlap, width_range=spread, cards=(cards or _pool(rng))[:n])
 
 
 def _game(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
@@ -133,7 +142,8 @@ def _game(rng: np.random.Generator, size: Size, card_px: float) -> list[Placemen
     return out
 
 
-def _row(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement]:
+def _row(rng: np.random.Generator, size: Size, card_px: float, cards: list[Card] | None
+         ) -> list[Placement]:
     """Cards side by side, touching or nearly (a hand laid out, a row of tricks)."""
     w, h = size
     n = int(rng.integers(3, 8))
@@ -142,10 +152,34 @@ def _row(rng: np.random.Generator, size: Size, card_px: float) -> list[Placement
     right = np.array([math.cos(t), -math.sin(t)])
     step = card_px * float(rng.uniform(0.98, 1.12))
     c0 = np.array([w / 2, h / 2]) + rng.normal(0, 0.1, 2) * (w, h)
-    cards = _pool(rng)
+    cards = cards or _pool(rng)
     return [Placement(cards[i], tuple(map(float, c0 + (i - (n - 1) / 2) * step * right
                                           + rng.normal(0, 0.02 * card_px, 2))),
                       angle + float(rng.normal(0, 1.5)), card_px) for i in range(n)]
+
+
+def _fans(rng: np.random.Generator, size: Size, card_px: float, cards: list[Card]
+          ) -> list[Placement]:
+    """Two to six seats round the table, each with one to five cards fanned in front of it: each
+    card 0.3-0.85 card widths beside the one before and over it (either way), tops away from the
+    player."""
+    w, h = size
+    seats = int(rng.integers(2, 7))
+    out: list[Placement] = []
+    for s in range(seats):
+        a = 2 * math.pi * s / seats + rng.normal(0, 0.2) + math.pi / 2
+        c = np.array([w / 2, h / 2]) + np.array([w, h]) * 0.33 * rng.uniform(0.6, 1.15) * (
+            math.cos(a), math.sin(a))
+        angle = math.degrees(math.pi / 2 - a) % 360 + float(rng.normal(0, 8))
+        t = math.radians(angle)
+        along = np.array([math.cos(t), -math.sin(t)])
+        n = int(rng.integers(1, 6))
+        step = card_px * float(rng.uniform(0.3, 0.85)) * (1 if rng.random() < 0.7 else -1)
+        for i in range(n):
+            ci = c + (i - (n - 1) / 2) * step * along + rng.normal(0, 0.04 * card_px, 2)
+            out.append(Placement(cards[len(out) % len(cards)], (float(ci[0]), float(ci[1])),
+                                 angle + float(rng.normal(0, 3)), card_px))
+    return out
 
 
 def _hands(rng: np.random.Generator, size: Size, card_px: float,
@@ -173,30 +207,52 @@ def _hands(rng: np.random.Generator, size: Size, card_px: float,
     return poses
 
 
-def random_placements(rng: np.random.Generator, size: Size, card_px: float, layout: str
-                      ) -> list[Placement]:
+def random_placements(rng: np.random.Generator, size: Size, card_px: float, layout: str,
+                      cards: list[Card] | None = None) -> list[Placement]:
+    """The cards of one scene laid out as `layout` says; `cards`: the deck drawn from, shuffled
+    (Tightrope's by default; "game" lays Tightrope's cards only)."""
     if layout == "scatter":
         return _scatter(rng, size, card_px, int(rng.integers(1, 12)),
-                        0.0 if rng.random() < 0.6 else float(rng.uniform(0, 0.3)))
+                        0.0 if rng.random() < 0.6 else float(rng.uniform(0, 0.3)), cards)
     if layout == "game":
         return _game(rng, size, card_px)
+    if layout == "fans":
+        return _fans(rng, size, card_px, cards or _pool(rng))
     one_size = (card_px, card_px)
     if layout == "pile":
-        return pile_scene(rng, size, width_range=one_size)
+        return pile_scene(rng, size, width_range=one_size, cards=cards)
     if layout == "row":
-        return _row(rng, size, card_px)
-    return edge_scene(rng, size, width_range=one_size)
+        return _row(rng, size, card_px, cards)
+    return edge_scene(rng, size, width_range=one_size, cards=cards)
+
+
+def _deck(rng: np.random.Generator, split: Split, games: tuple[str, ...]
+          ) -> tuple[Edition, list[Card] | None]:
+    """The frame's edition and, for another game's deck, its cards printed in a random design of
+    the split (shuffled); None: Tightrope's cards in the edition."""
+    if games == ("tightrope",):
+        return random_edition(rng, split), None
+    game = str(rng.choice(games))
+    if game == "tightrope":
+        return random_edition(rng, split), None
+    cards: list[Card] = list(printed_deck(random_deck_design(game, rng, split)))
+    rng.shuffle(cards)  # type: ignore[arg-type]
+    return DEFAULT_STYLE, cards
 
 
 def random_scene(rng: np.random.Generator, split: Split, size: Size,
                  card_fraction: tuple[float, float] = (0.03, 0.13),
-                 layout: str | None = None) -> Scene:
-    """One training frame of `size`: cards `card_fraction` of the frame's width (log-uniform)."""
-    edition = random_edition(rng, split)
+                 layout: str | None = None, games: tuple[str, ...] = ("tightrope",)) -> Scene:
+    """One training frame of `size`: cards `card_fraction` of the frame's width (log-uniform), of
+    one of the `games`' decks (more than Tightrope's: mostly fanned as those games lay them)."""
+    edition, cards = _deck(rng, split, games)
     lo, hi = card_fraction
     card_px = float(math.exp(rng.uniform(math.log(lo), math.log(hi)))) * size[0]
-    layout = layout or str(rng.choice(LAYOUTS, p=_LAYOUT_P))
-    placements = random_placements(rng, size, card_px, layout)
+    odds = _LAYOUT_P if games == ("tightrope",) else _GAMES_LAYOUT_P
+    layout = layout or str(rng.choice(LAYOUTS, p=odds))
+    if layout == "game" and cards is not None:
+        layout = "fans"
+    placements = random_placements(rng, size, card_px, layout, cards)
     cond = random_conditions(rng)
     hands = _hands(rng, size, card_px, placements) if rng.random() < 0.35 else []
     if cond.glare and placements and rng.random() < 0.7:

@@ -1,0 +1,52 @@
+"""The training scenes (vision.train.scenes): the detector's sets of every game's deck fan each
+seat's cards half over one another, keep held-out designs out of training, and leave the
+Tightrope sets as they were."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.cards import CardId
+from vision.sim.faces import Printed, game_of
+from vision.train.data import SetSpec
+from vision.train.scenes import GAMES, random_scene
+
+SIZE = (768, 432)
+
+
+def test_a_fan_lays_each_card_partly_over_the_one_before() -> None:
+    scene = random_scene(np.random.default_rng(3), "train", SIZE, (0.06, 0.08), layout="fans",
+                         games=("attacke",))
+    assert scene.layout == "fans" and all(isinstance(t.card, Printed) for t in scene.truth)
+    half_hidden = [t for t in scene.truth if 0.1 < t.visible_fraction < 0.9]
+    assert len(half_hidden) >= 2, [round(t.visible_fraction, 2) for t in scene.truth]
+    assert all(game_of(t.card.design) == "attacke" for t in scene.truth
+               if isinstance(t.card, Printed))
+
+
+@pytest.mark.parametrize("split, held_out", [("train", False), ("test", True)])
+def test_other_decks_are_drawn_in_designs_of_the_split(split: str, held_out: bool) -> None:
+    games_seen = set()
+    for i in range(12):
+        scene = random_scene(np.random.default_rng([7, i]), split, SIZE, games=GAMES)  # type: ignore[arg-type]
+        printed = [t.card for t in scene.truth if isinstance(t.card, Printed)]
+        if printed:
+            design = printed[0].design
+            games_seen.add(game_of(design))
+            assert design.held_out is held_out  # type: ignore[union-attr]
+        else:
+            games_seen.add("tightrope")
+    assert games_seen == set(GAMES)
+
+
+def test_the_tightrope_sets_draw_tightrope_cards_and_no_fans() -> None:
+    for i in range(30):
+        scene = random_scene(np.random.default_rng([1, i]), "train", SIZE)
+        assert scene.layout != "fans"
+        assert all(isinstance(t.card, CardId) for t in scene.truth)
+
+
+def test_the_reader_sets_are_labelled_with_tightrope_cards_only() -> None:
+    with pytest.raises(ValueError, match="Tightrope's cards only"):
+        SetSpec("reader", "train", 10, 1, GAMES)
