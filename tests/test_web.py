@@ -657,7 +657,8 @@ def test_a_solo_table_s_places_are_saved_and_kept(env: Env) -> None:
     assert zones.n_seats == 1 and [name for name, _ in zones.places] == ["3", "deck"]
     before = (env.root / "zones.json").read_text()
     for places, message in [({"scoring": spot}, "cannot name a place"),
-                            ({"1a": [[0, 0], [1, 1]]}, "place 1a"), ([spot], "an object")]:
+                            ({"1a": [[0, 0], [1, 1]]}, "place 1a"), ([spot], "an object"),
+                            ({"4": spot}, "'4' is no place of Tightrope (solo): one of 1a, 1b")]:
         bad = {"seats": seat, "scoring": row, "places": places}
         response = env.client.post("/api/zones", json=bad, headers=HOST)
         assert response.status_code == 400 and message in response.json["error"], places

@@ -9,6 +9,7 @@ test-artifacts/table.png. Without Chromium it fails under CI (CI=true) and skips
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import threading
@@ -22,6 +23,7 @@ import numpy as np
 import pytest
 
 from companion.commands import ManualEvent, NewGame
+from companion.games import game_named
 from companion.games.tightrope.rules import CardPlayed, GameStarted, ScoringCard, ScoringRevealed
 from companion.hub import Hub
 from companion.keep import TrickPhotos
@@ -331,6 +333,50 @@ def test_zones_are_drawn_on_the_picture_and_a_card_laid_shows_where_it_falls(
         table.close()
 
 
+def test_a_solo_table_s_spots_are_drawn_on_the_zones_page(tmp_path: Path, page: Any) -> None:
+    """The game in play says how many seats (one) and which places its table has: the host
+    draws the player's zone, the informants' row and a spot, and they are saved."""
+    zones_file = tmp_path / "zones.json"
+    card = {"kind": "unknown", "value": 0, "confidence": 0.4, "center": [640.0, 90.0],
+            "corners": [[600, 30], [680, 30], [680, 150], [600, 150]]}
+    table = Table(tmp_path, camera=_Camera(), cards_in_view=lambda: [card])
+    try:
+        table.referee.call(NewGame(game_named("solo").random_game(1, 1)[0], game="solo"))
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(table.url + "/setup/zones")
+        page.wait_for_selector("#zone-seen >> text=? in no area", timeout=5000)
+        assert page.locator("#zone-seats option").all_text_contents() == ["1"]
+        labels = page.locator("#zone-pick option").all_text_contents()
+        assert labels[:2] == ["seat 1 (Ana)", "informants' row"] and len(labels) == 9
+        assert labels[-2:] == ["spot 3 (needs 34)", "the Rebels' deck"]
+        svg = page.locator("#zone-svg").bounding_box()
+        k = svg["width"] / 1280
+
+        def draw(label: str, corners: tuple[tuple[int, int], ...]) -> None:
+            page.select_option("#zone-pick", label=label)
+            for x, y in corners:
+                page.mouse.click(svg["x"] + x * k, svg["y"] + y * k)
+
+        draw("seat 1 (Ana)", ((20, 560), (1260, 560), (1260, 700), (20, 700)))
+        draw("informants' row", ((100, 380), (1180, 380), (1180, 480), (100, 480)))
+        draw("spot 3 (needs 34)", ((520, 10), (760, 10), (760, 170), (520, 170)))
+        page.wait_for_selector("#zone-seen >> text=? in spot 3 (needs 34)", timeout=5000)
+        page.click("#host-button")
+        page.fill("#pin-input", PIN)
+        page.click("#pin-ok")
+        page.wait_for_selector("#host-button >> text=✓", timeout=3000)
+        page.click("#zone-save")
+        page.wait_for_function("document.getElementById('toast').textContent.startsWith('saved')",
+                               timeout=5000)
+        saved = json.loads(zones_file.read_text())
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "phone-zones-solo.png"), full_page=True)
+        assert len(saved["seats"]) == 1 and list(saved["places"]) == ["3"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        table.close()
+
+
 def test_the_light_panel_says_what_each_light_means(tmp_path: Path, page: Any) -> None:
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
@@ -379,7 +425,6 @@ def test_an_attacke_contest_on_a_phone(tmp_path: Path, page: Any, attacke_at_the
     chips by colour (with their initials), the lights; live, with no sideways scrolling."""
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    from companion.games import game_named
     from hardware.indicators import Indicators
     from hardware.pins import PinMap
 
@@ -443,7 +488,6 @@ def test_an_attacke_contest_on_a_phone(tmp_path: Path, page: Any, attacke_at_the
 
 def test_six_attacke_players_fit_a_phone(tmp_path: Path, page: Any, attacke_at_the_table: None
                                          ) -> None:
-    from companion.games import game_named
 
     table = Table(tmp_path)
     try:
@@ -518,7 +562,6 @@ def test_a_solo_game_on_a_phone(tmp_path: Path, page: Any) -> None:
     with no sideways scrolling."""
     from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-    from companion.games import game_named
     from companion.games.solo.cards import cards_of
     from companion.games.solo.views import snapshot
     from hardware.indicators import Indicators

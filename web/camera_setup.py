@@ -12,6 +12,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
+from companion.games.base import GameSpec
+
 from .guard import BadInput, NotFound, Refused, host_only, is_host, json_body, text
 
 bp = Blueprint("camera_setup", __name__)
@@ -218,13 +220,17 @@ def _count(seats: range) -> str:
     return "1 polygon" if seats == range(1, 2) else f"{seats[0]} to {seats[-1]} polygons"
 
 
-def _places(raw: object) -> dict[str, list[list[float]]]:
-    """Named places: {name: polygon}; a name is short text and not the row's ("scoring")."""
+def _places(raw: object, spec: GameSpec) -> dict[str, list[list[float]]]:
+    """Named places: {name: polygon}; a name is short text and not the row's ("scoring"), and
+    one of the game's own where the game in play names its places."""
     if not isinstance(raw, dict):
         raise BadInput("places must be an object of name: polygon")
+    known = [name for name, _ in spec.places]
     for name in raw:
         if not name.strip() or len(name) > 20 or name == "scoring":
             raise BadInput(f"{name!r} cannot name a place (1 to 20 characters, not 'scoring')")
+        if known and name not in known:
+            raise BadInput(f"{name!r} is no place of {spec.title}: one of {', '.join(known)}"[:120])
     return {name: polygon(p, f"place {name}") for name, p in raw.items()}
 
 
@@ -251,10 +257,12 @@ def zones_page() -> str:
             current = json.loads(c.zones_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             current = None
-    game = c.referee.game
-    seats = list(game.setup.players) if game else []
+    game, spec = c.referee.game, c.referee.spec
+    seats = list(game.players) if game else []
     return render_template("zones.html", page="setup", camera=c.camera is not None,
-                           current=current, seats=seats, host=is_host(), path=c.zones_path)
+                           current=current, seats=seats, seat_choices=list(spec.seats),
+                           places=[list(p) for p in spec.places], row=spec.row,
+                           game=spec.title, host=is_host(), path=c.zones_path)
 
 
 @bp.post("/api/zones")
@@ -272,7 +280,8 @@ def save_zones() -> Response:
         raise NotFound("no zones file is configured")
     zones: dict[str, Any] = {"seats": [polygon(p, f"seat {i}") for i, p in enumerate(seats)],
                              "scoring": polygon(body.get("scoring"), "scoring row")}
-    places = _places(body["places"]) if "places" in body else _saved_places(path)
+    places = _places(body["places"], ctx().referee.spec) if "places" in body \
+        else _saved_places(path)
     if places:
         zones["places"] = places
     path.parent.mkdir(parents=True, exist_ok=True)

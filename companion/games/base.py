@@ -427,6 +427,10 @@ class GameSpec(Protocol):
 
     # A new interpreter for a game at the table; None for a game the table cannot referee yet.
     interpreter: Callable[[], Interpreter] | None
+    # The places of its table beyond the seats and the row, that a zones file names (the solo
+    # game's pyramid spots): (name in the file, what people call it); () for none.
+    places: tuple[tuple[str, str], ...]
+    row: str  # what the zones file's middle row ("scoring") is to people: "scoring row"
 
     def snapshot(self, game: Any, laid_out: Sequence[Any] = ()) -> dict[str, Any]:
         """Everything the table shows now: what the web page and the LEDs render (with the
@@ -464,6 +468,8 @@ class Package:
     interpreter: Callable[[], Interpreter] | None = None  # None: not yet refereed at a table
     scoring_of: Callable[[Any], Any] | None = None         # None: the whole replay_json
     ok_event_of: Callable[[Any], Any | None] | None = None  # None: OK only answers questions
+    places: tuple[tuple[str, str], ...] = ()  # the table's own places: (zones name, label)
+    row: str = "scoring row"                  # what the zones file's middle row is to people
 
     def scoring(self, game: Any) -> Any:
         return (self.scoring_of or self.replay_json)(game)

@@ -11,6 +11,9 @@
   const camera = svg.dataset.camera === "yes";
   const names = JSON.parse(box.dataset.seats);
   const current = JSON.parse(box.dataset.current);
+  const choices = JSON.parse(box.dataset.seatChoices);  // the seat counts the game allows
+  const places = JSON.parse(box.dataset.places);        // [name, label]: the game's own places
+  const rowLabel = JSON.parse(box.dataset.row);
   const COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#CC79A7", "#ffffff"];
   const pick = $("zone-pick");
   const seatsPick = $("zone-seats");
@@ -25,14 +28,19 @@
         points: kept ? kept.points : (current && current.seats && current.seats[i]) || []});
     }
     const row = old.find((a) => a.key === "scoring");
-    areas.push({key: "scoring", label: "scoring row",
+    areas.push({key: "scoring", label: rowLabel,
       points: row ? row.points : (current && current.scoring) || []});
+    for (const [name, label] of places) {
+      const kept = old.find((a) => a.key === "place:" + name);
+      const saved = current && current.places && current.places[name];
+      areas.push({key: "place:" + name, place: name, label, points: kept ? kept.points : saved || []});
+    }
     pick.replaceChildren(...areas.map((a, i) => new Option(a.label, String(i))));
     draw();
   }
 
   function colourOf(i) {
-    return areas[i].key === "scoring" ? COLOURS[5] : COLOURS[i % 5];
+    return areas[i].key === "scoring" || areas[i].place ? COLOURS[5] : COLOURS[i % 5];
   }
 
   function draw() {
@@ -46,6 +54,7 @@
       poly.setAttribute("fill-opacity", i === Number(pick.value) ? "0.35" : "0.15");
       poly.setAttribute("stroke", colourOf(i));
       poly.setAttribute("stroke-width", "4");
+      if (a.place) poly.setAttribute("stroke-dasharray", "14 8");  // a place, not a seat
       g.append(poly);
       const [x, y] = a.points[0];
       const label = document.createElementNS(NS, "text");
@@ -68,9 +77,11 @@
       }
       return hit;
     };
+    const drawn = (a) => a.points.length >= 3 && inside(a.points);
     const row = areas.findIndex((a) => a.key === "scoring");
-    if (areas[row].points.length >= 3 && inside(areas[row].points)) return row;
-    return areas.findIndex((a) => a.key !== "scoring" && a.points.length >= 3 && inside(a.points));
+    if (drawn(areas[row])) return row;
+    const place = areas.findIndex((a) => a.place && drawn(a));
+    return place >= 0 ? place : areas.findIndex((a) => a.key.startsWith("seat") && drawn(a));
   }
 
   function drawCards(cards) {
@@ -128,13 +139,18 @@
   seatsPick.addEventListener("change", () => build(Number(seatsPick.value)));
   $("zone-clear").addEventListener("click", () => { areas[Number(pick.value)].points = []; draw(); });
   $("zone-save").addEventListener("click", () => {
-    const seats = areas.filter((a) => a.key !== "scoring").map((a) => a.points);
+    const seats = areas.filter((a) => a.key.startsWith("seat")).map((a) => a.points);
     const scoring = areas.find((a) => a.key === "scoring").points;
-    post("/api/zones", {seats, scoring}).then((r) => toast("saved " + r.path)).catch(() => {});
+    const body = {seats, scoring};
+    if (places.length) {  // what is drawn is what is saved; a game without places keeps the file's
+      body.places = Object.fromEntries(areas.filter((a) => a.place && a.points.length)
+        .map((a) => [a.place, a.points]));
+    }
+    post("/api/zones", body).then((r) => toast("saved " + r.path)).catch(() => {});
   });
 
-  const start = Math.min(5, Math.max(3, names.length ||
-    (current && current.seats ? current.seats.length : 3)));
+  const saved = current && current.seats ? current.seats.length : choices[0];
+  const start = names.length || Math.min(choices[choices.length - 1], Math.max(choices[0], saved));
   seatsPick.value = String(start);
   seatsPick.disabled = names.length > 0;  // a game in play says how many seats there are
   build(start);

@@ -12,7 +12,7 @@ from typing import Any
 from ..base import Package, event_log
 from .cards import CARD_NAMES
 from .events import event_to_json, fold_record, parse_event
-from .interpreter import Interpreter
+from .interpreter import PLACES, Interpreter
 from .randgame import random_game
 from .rules import SEATS, Game
 from .scoring import Variant
@@ -27,4 +27,5 @@ GAME = Package(
     name="solo", title="Tightrope (solo)", seats=SEATS, deck=CARD_NAMES,
     parse_event=parse_event, event_to_json=event_to_json, fold=fold_record,
     replay_json=replay_json, text_sheet=scoresheet_text, random_game=_random_game,
-    log=event_log(Game), snapshot=snapshot, interpreter=Interpreter, scoring_of=scoring)
+    log=event_log(Game), snapshot=snapshot, interpreter=Interpreter, scoring_of=scoring,
+    places=PLACES, row="informants' row")

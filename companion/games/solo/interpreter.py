@@ -76,6 +76,9 @@ HAND = 0               # the player's zone: a seat's zone, the only one
 ROW = "scoring"        # the informants' row: the zones file's scoring row
 DECK = "deck"          # the Rebels' deck's place
 SPOTS = {s.value: s for s in Spot}
+# The places of the solo table, as the zones file names them, and as people say them.
+PLACES: tuple[tuple[str, str], ...] = (
+    *((s.value, f"spot {s.value} (needs {s.need})") for s in Spot), (DECK, "the Rebels' deck"))
 FACES: tuple[str, ...] = tuple(n for n in CARD_NAMES if n != BACK)
 
 
