@@ -197,3 +197,33 @@ def test_an_unsure_look_at_a_known_card_keeps_it(reader):
     assert _run(w, [moved, moved] + [frame] * 8) == []
     assert [o.reading.card.label for o in w.cards()] == ["scoring-9"]
     assert np.isfinite(scripted.calls)
+
+
+class _BlindDetector:
+    """The real detector, but blind while `blind` is set (a card it does not box)."""
+
+    def __init__(self) -> None:
+        from vision.detect import Detector
+
+        self.detector, self.blind = Detector(), False
+
+    def find(self, frame):
+        return [] if self.blind else self.detector.find(frame)
+
+
+def test_a_card_covered_by_one_the_detector_misses_is_not_taken_away(reader):
+    """Cards fanned or heaped over a card, face down, that the detector does not box: the card
+    beneath lies there still (an Attacke player laid cards, he did not pass); it is taken away
+    once its place shows the bare table."""
+    cond = Conditions(table="wood_dark")
+    card = Placement(N(32), (600.0, 360.0), 0.0, 90.0)
+    alone = render_frame([card], cond, seed=8)[0]
+    over = render_frame([card, Placement(N(17), (625.0, 350.0), 8.0, 90.0)], cond, seed=8)[0]
+    bare = render_frame([], cond, seed=8)[0]
+    detector = _BlindDetector()
+    w = TableWatcher(None, reader, fps=10.0, detector=detector)  # type: ignore[arg-type]
+    assert [e[1:3] for e in _run(w, [alone] * 8)] == [("appeared", "number-32")]
+    detector.blind = True
+    assert _run(w, [over] * 12) == []
+    assert [o.reading.card.label for o in w.cards()] == ["number-32"]
+    assert [e[1:3] for e in _run(w, [bare] * 8)] == [("removed", "number-32")]

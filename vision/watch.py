@@ -13,7 +13,9 @@ A frame flows one way: motion -> find -> match -> read -> decide.
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
-  misses in a still frame but whose place still looks as it did stays.
+  misses in a still frame but whose place still looks as it did stays, and so does one whose
+  place now shows another card the detector does not box (cards fanned or heaped over it, face
+  down): a card is taken away when its place shows no card.
 """
 
 from __future__ import annotations
@@ -313,6 +315,9 @@ class TableWatcher:
         if t.committed is not None and covered(t.det.quad, above) >= UNDER:
             t.missing = 0  # under a card laid later, half over it: it lies there still
             return []
+        if t.committed is not None and self._shows_a_card(t, frame):
+            t.missing = 0  # under cards the detector does not box: it lies there still
+            return []
         t.missing += 1
         if t.missing < self.need:
             return []
@@ -320,6 +325,13 @@ class TableWatcher:
         if t.committed is None:
             return []
         return [Change("removed", t.committed, self.frame_index)]
+
+    def _shows_a_card(self, t: _Track, frame: np.ndarray) -> bool:
+        """Does the place of a card no box matched show some card (the reader's "no card" under
+        NOT_A_CARD)? A card taken away leaves the table bare; one covered leaves cards there."""
+        look = self.reader.read([rectify(frame, t.det.quad)])[0]
+        self.stats["reads"] += 1
+        return look.no_card < NOT_A_CARD
 
     def _zone(self, center: tuple[float, float]) -> int | str | None:
         return self.zones.zone_of(center) if self.zones is not None else None
