@@ -510,13 +510,61 @@ def test_cards_taken_away_after_another_seat_laid_are_no_pass_without_a_person()
     t.wait()
     t.wait()
     assert t.events == [CardsPlayed(0, (C("red-3"),)), CardsPlayed(1, (C("red-5"),))]
-    assert "another player laid a card" in t.questions["pass:0:0"].message
+    assert "another player laid or took away cards" in t.questions["pass:0:0"].message
     t.answer("pass:0:0", "more")
     t.answer("more:0:0", "red-4")
     t.answer("more:0:0", "none")
     t.wait()
     assert t.events[2:] == [CardsPlayed(0, (C("red-4"),)), CardsPlayed(1, (C("red-7"),)),
                             Passed(0)]  # then her cards' leaving was her pass: Ben wins
+
+
+def test_cards_taken_away_after_another_seat_took_hers_away_are_no_pass_without_a_person():
+    """Ben laid face down over his card, unseen (the watcher keeps a covered card: it lies
+    there still); Ana passed, taking her cards away, and Ben, the victor, cleared his. His
+    cards' leaving came after hers: it is no pass of his until a person says what he did."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    a = t.lay(0, sure("red-3"))
+    t.wait()
+    b = t.lay(1, sure("red-5"))
+    t.wait()
+    a2 = t.lay(0, sure("red-4"))
+    t.wait()
+    t.take(a, a2, dt=1.0)
+    t.wait()
+    t.take(b, dt=1.0)
+    t.wait()
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-3"),)), CardsPlayed(1, (C("red-5"),)),
+                        CardsPlayed(0, (C("red-4"),))]
+    assert "took away cards before his" in t.questions["pass:0:1"].message
+    t.answer("pass:0:1", "more")
+    t.answer("more:0:1", "back")
+    t.answer("more:0:1", "none")
+    t.wait()
+    t.answer("backs:0:1", "3")
+    t.wait()
+    assert t.events[3:] == [CardsPlayed(1, (), 3), Passed(0)]  # then Ana's leaving: her pass
+
+
+def test_backs_seen_after_a_person_counted_the_heap_are_that_heap():
+    """A person said how many lie face down before the camera saw them all: the backs it sees
+    later in that seat's zone are those, not a new act (face down is once a contest)."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("back"))
+    t.lay(1, sure("back"))
+    t.wait()
+    t.answer("backs:0:1", "4")
+    assert t.events[-1] == CardsPlayed(1, (), 4)
+    t.lay(1, sure("back"), dt=0.5)
+    t.lay(1, sure("back"), dt=0.5)
+    t.wait()
+    assert not t.questions
+    t.lay(0, sure("red-4"))
+    t.wait()
+    assert t.events[-1] == CardsPlayed(0, (C("red-4"),)) and not t.questions
 
 
 def test_a_back_counts_one_face_down_in_the_concealed_variant():

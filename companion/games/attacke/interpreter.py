@@ -392,6 +392,7 @@ class Interpreter:
             self.asked.clear()
             return [Withdraw(k) for k in keys]
         self._forget(game)
+        self._heap_seen_late(game)
         step = self._next(game, t)
         if step is not None:
             return [step]
@@ -533,12 +534,17 @@ class Interpreter:
         return [c for c in self._laid(game, seat) if c.seen]
 
     def _acted_before(self, seat: int, laid: list[Seen]) -> bool:
-        """Another seat laid a card in this turn before the seat's cards left: he did something
-        the camera did not see first (laid cards, or passed and cleared late); a person says
-        which."""
+        """Another seat laid a card in this turn, or took away cards of this contest, before
+        the seat's cards left: he did something the camera did not see first (laid cards face
+        down over his own, say, so that the others passed and he cleared the contest he won);
+        a person says which."""
         left = max(c.gone_t for c in laid)
-        return any(c.seen and c.status == "waiting" and c.zone is not None and c.zone != seat
-                   and self._turn_began <= c.t < left for c in self.cards.values())
+        contest = laid[0].contest
+        return any(c.seen and c.zone is not None and c.zone != seat and (
+            (c.status == "waiting" and self._turn_began <= c.t < left)
+            or (c.status == "counted" and c.contest == contest and not c.present
+                and self._turn_began < c.gone_t < left))  # (the pass that began his turn: no)
+            for c in self.cards.values())
 
     def _empty(self, game: Game, seat: int) -> bool:
         """Nothing of this contest lies in the seat's zone, and the game holds none of his."""
@@ -566,6 +572,20 @@ class Interpreter:
                     t - max(k.gone_t for k in laid) >= self.settle_s - 1e-9:
                 return max(k.gone_t for k in laid)
         return None
+
+    def _heap_seen_late(self, game: Game) -> None:
+        """Backs that appear in a seat's zone after his face-down cards of this contest were
+        counted, as many as a person said: more of that heap, seen late (face-down cards are
+        laid once a contest, A12), not a new act."""
+        index = game.contest.index
+        for (contest, seat), said in self._face_down.items():
+            heap = [c for c in self.cards.values() if c.status == "counted" and c.zone == seat
+                    and c.contest == index and BACK in (c.named, sure_name(c.reading))]
+            if contest != index or not heap:
+                continue
+            late = [c for c in self._waiting(seat) if sure_name(c.reading) == BACK]
+            for card in late[:max(0, said - len(heap))]:
+                card.status, card.contest, card.at = "counted", index, heap[0].at
 
     def _forget(self, game: Game) -> None:
         """Drop cards of earlier contests that left the table: they no longer matter."""
@@ -622,8 +642,8 @@ class Interpreter:
             return []  # a pass by removal: no question
         partly_gone = bool(gone) and t - max(c.gone_t for c in gone) >= self.settle_s - 1e-9
         if partly_gone or acted_first or self._other_acted(game, seat, t) is not None:
-            why = ("another player laid a card before his were taken away" if acted_first
-                   else f"cards of {name}'s still lie in front of him")
+            why = ("another player laid or took away cards before his were taken away"
+                   if acted_first else f"cards of {name}'s still lie in front of him")
             out.append(Question(
                 f"pass:{index}:{seat}",
                 f"It is {name}'s turn in {where}: did {name} pass? The camera saw nothing new "
