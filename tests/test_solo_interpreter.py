@@ -112,6 +112,12 @@ class Table:
         self.questions.pop(key, None)
         self.settle()
 
+    def said_all_laid(self) -> None:
+        """A person says the camera saw every card of a mission that falls short."""
+        key = next(k for k in self.questions if k.startswith("short:"))
+        assert self.questions[key].ok == "all"
+        self.answer(key, "all")
+
     def drew(self, n: int = 0) -> None:
         """A person says how many cards were drawn before the move the table shows."""
         key = next(k for k in self.questions if k.startswith("draws:"))
@@ -246,6 +252,7 @@ def test_an_informant_turned_over_where_it_lies_keeps_its_track_and_counts():
         obs = Observation(sure(name), QUAD, (float(back), 0.0), ROW, 3, back)
         t.it.seen([Change("appeared", obs, 0)], t.t)
         t.settle()
+    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
 
@@ -263,6 +270,7 @@ def test_an_informant_the_camera_missed_is_asked_once_the_row_is_cleared():
     ids = [c.id for c in q.choices]
     assert "4D" in ids and "5D" not in ids and "3D" not in ids and "QD" not in ids
     t.answer("missing:0", "4D")
+    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
 
@@ -287,6 +295,7 @@ def test_a_card_the_watcher_lost_and_found_where_it_lies_is_not_laid_twice():
     t.take(*backs)
     for i, name in enumerate(("5D", "3D", "4D")):
         t.lay(ROW, sure(name), x=i * 84, w=80)
+    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
                                       (C("5D"), C("3D"), C("4D")))]
@@ -303,6 +312,7 @@ def test_a_failed_mission_is_scored_at_once_and_leaves_no_card():
     t.take(*backs)
     for name in ("5D", "3D", "4D"):  # the 5 is a double agent: 6 of 18
         t.lay(ROW, sure(name))
+    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
                                       (C("5D"), C("3D"), C("4D")))]
@@ -374,6 +384,7 @@ def test_a_sure_read_the_rules_refuse_is_asked():
     assert "QD" not in ids and "2D" not in ids and "4D" in ids and "back" in ids
     assert "QD" in q.message and q.ok is None
     t.answer(f"card:{track}", "8D")
+    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
                                       (C("2D"), C("3D"), C("8D")))]
@@ -393,6 +404,7 @@ def test_an_informant_turned_by_a_jack_is_one_of_the_mission_s():
     t.take(backs[1], backs[2])
     t.lay(ROW, sure("2D"))
     t.lay(ROW, sure("3D"))
+    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
     assert t.events[-1] == MissionPlayed(Spot.LOW_LEFT, (C("5S"), C("6S")),
                                          (C("7H"), C("2D"), C("3D")))
@@ -405,6 +417,7 @@ def test_a_mission_the_rules_refuse_as_a_whole_asks_about_its_cards():
     t.take(*backs)
     for name in ("2D", "3D", "4D"):
         t.lay(ROW, sure(name))
+    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
     assert t.refused and "S3" in t.refused[0] and t.events == []
     assert any(key.startswith("card:") for key in t.questions)
@@ -510,6 +523,8 @@ class Person:
             return self.names[int(rest)]
         if kind == "jack":  # a lone jack taken away with no informant seen: play_out lays the
             return "none"   # one a jack turns, so such a jack was discarded
+        if kind == "short":  # a mission short of its spot: play_out lays every card of it
+            return "all"
         return str(self.draws[int(rest)]) if kind == "draws" else self.laid[int(rest)]
 
     def answers(self, table: Table) -> None:
@@ -638,3 +653,25 @@ def test_an_unsure_or_wrong_reader_and_a_truthful_person_score_no_mission_wrong(
     assert [(m.spot, m.cards, m.informants, m.scoring) for m in table.game.missions] == \
         [(m.spot, m.cards, m.informants, m.scoring) for m in truth.missions]
     assert table.game.log == events
+
+
+def test_a_mission_short_of_its_spot_asks_for_a_card_the_camera_missed():
+    """The camera saw the 10 but not the 9 laid beside it: 10 of 18 would score a failure
+    that was a success. Asked, a person names the 9 (OK would say that was all)."""
+    t = Table()
+    backs = dealt(t)
+    ten = t.lay("1a", sure("10S"))
+    t.take(*backs)
+    row = [t.lay(ROW, sure(name)) for name in ("2D", "3D", "4D")]
+    q = t.questions["short:0"]
+    ids = [c.id for c in q.choices]
+    assert "scores 10 of the 18 it needs with 10S" in q.message and q.ok == "all"
+    assert "9S" in ids and "10S" not in ids and ids[-1] == "all"  # one 10 of spades (S16)
+    assert t.events == []
+    t.answer("short:0", "9S")
+    assert "short:0" not in t.questions
+    t.take(ten, *row)
+    t.wait()
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("10S"), C("9S")),
+                                      (C("2D"), C("3D"), C("4D")))]

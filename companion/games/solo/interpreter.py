@@ -14,8 +14,10 @@ The hand is never seen. What becomes an event:
 
 - **A mission** (S9): cards laid on a spot, then every informant turned face up in the row:
   `MissionPlayed(spot, cards, informants, laid)` once as many faces lie in the row as there are
-  informants. A mission that fails is applied at once; one that succeeds once the player has
-  cleared all but one card from the spot (`laid`: that card), or all of them (`laid` none).
+  informants. A mission that falls short of its spot with the cards seen is asked about first
+  (did the camera miss a card? a person names it, or says that is all), then applied; one that
+  succeeds once the player has cleared all but one card from the spot (`laid`: that card), or
+  all of them (`laid` none).
 - **A jack** (S8): a lone jack laid in the player's zone and one informant turned face up.
 - **A redraw** (S7): any other cards laid in the player's zone, once the laying settled. A lone
   jack taken away with no informant seen turned for twice `settle_s` is asked about: discarded
@@ -75,6 +77,7 @@ BACK = "back"          # a card face down: an informant not turned, the Rebels' 
 HAND = 0               # the player's zone: a seat's zone, the only one
 ROW = "scoring"        # the informants' row: the zones file's scoring row
 DECK = "deck"          # the Rebels' deck's place
+ALL_LAID = "all"       # the answer: the camera saw every card of a mission that falls short
 SPOTS = {s.value: s for s in Spot}
 # The places of the solo table, as the zones file names them, and as people say them.
 PLACES: tuple[tuple[str, str], ...] = (
@@ -199,6 +202,8 @@ class Interpreter:
     _draws: dict[int, int] = field(default_factory=dict)   # move number -> draws said before it
     _laid: dict[int, str] = field(default_factory=dict)    # mission number -> card said to stay
     _missing: dict[int, list[str]] = field(default_factory=dict)  # mission -> informants said
+    _unseen_laid: dict[int, list[str]] = field(default_factory=dict)  # mission -> cards said
+    _all_laid: set[int] = field(default_factory=set)  # missions short of their need: all seen
     _jacks: dict[int, str] = field(default_factory=dict)  # jack's track -> informant said, or none
     _last_change: float = 0.0
     _moved: int = 0                                # the last card of the last move: its order
@@ -322,6 +327,8 @@ class Interpreter:
         self._draws.clear()
         self._laid.clear()
         self._missing.clear()
+        self._unseen_laid.clear()
+        self._all_laid.clear()
         self._held = self._version
 
     def corrected(self, correction: Any, game: Game) -> Apply | None:
@@ -359,6 +366,11 @@ class Interpreter:
             self._laid[int(rest)] = choice
         elif kind == "missing":
             self._missing.setdefault(int(rest), []).append(choice)
+        elif kind == "short":
+            if choice == ALL_LAID:
+                self._all_laid.add(int(rest))
+            else:
+                self._unseen_laid.setdefault(int(rest), []).append(choice)
         elif kind == "jack":
             self._jacks[int(rest)] = choice
         self.asked.pop(key, None)
@@ -447,8 +459,14 @@ class Interpreter:
         faces = self._informants(game, row, t, questions)
         if faces is None or any(n is None for n in names):
             return None
-        cards = tuple(Card.parse(n) for n in names if n is not None)
+        number = len(game.missions)
+        said = self._unseen_laid.get(number, [])
+        cards = tuple(Card.parse(n) for n in [*names, *said] if n is not None)
         informants = self._along_the_row(game, faces)
+        if number not in self._all_laid and len(cards) < MAX_HAND and \
+                score(cards, informants, game.setup.variant).total < spot.need:
+            questions.append(self._short(game, spot, cards, informants, number, laying))
+            return None
         tracks = (*(c.track for c in laying), *(k for _, _, k in faces if k is not None))
         laid = self._laid_card(game, spot, cards, informants, laying, names, t, questions)
         if laid is False:
@@ -496,6 +514,21 @@ class Interpreter:
             f"{number + 1} ({len(shown) + len(known)} of {game.opponent.informants}): which "
             "other card was turned?",
             tuple(Choice(n, n) for n in legal), None, 0, number, 0, None)
+
+    def _short(self, game: Game, spot: Spot, cards: tuple[Card, ...],
+               informants: tuple[Card, ...], number: int, laying: list[Seen]) -> Question:
+        """A mission that falls short of its spot with the cards the camera saw, fewer than a
+        hand holds: did it miss one? (A card it never saw would make a mission that succeeded
+        a failure.) Asked until a person says that is all; OK says so."""
+        total = score(cards, informants, game.setup.variant).total
+        shown = [str(c) for c in cards]
+        legal = [n for n in FACES if from_hand(game, n, shown)]
+        return Question(
+            f"short:{number}",
+            f"The mission to spot {spot.value} scores {total} of the {spot.need} it needs with "
+            f"{', '.join(shown) or 'no card'}: did the camera miss a card laid there?",
+            (*(Choice(n, n) for n in legal), Choice(ALL_LAID, "No: that is all")),
+            ALL_LAID, 0, number, 0, laying[0].track)
 
     def _laid_card(self, game: Game, spot: Spot, cards: tuple[Card, ...],
                    informants: tuple[Card, ...], laying: list[Seen], names: list[str | None],

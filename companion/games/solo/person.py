@@ -1,7 +1,8 @@
 """A person at a solo table who answers every question from the true record of the game.
 
 What the player would say: how many cards he drew before a move (he drew them), which card
-stays on a spot, an informant the camera missed, and which card the camera saw: of the move the
+stays on a spot, an informant or a card of a mission the camera missed, and which card the
+camera saw: of the move the
 question is about (the first of the record the table has not counted yet, of the kind the
 question names), one of the cards it laid from the hand or of the informants it turned, first
 those lying where the question says, the reader's ranking picking among them, never one he
@@ -42,6 +43,13 @@ class Person:
             missions = self.true.missions
             shown = missions[int(rest)].informants if int(rest) < len(missions) else ()
             return next((str(c) for c in shown if str(c) in ids), ids[-1])
+        if kind == "short":  # a card of the mission the camera did not see, or that is all
+            missions = self.true.missions
+            laid = missions[int(rest)].cards if int(rest) < len(missions) else ()
+            seen = re.search(r"it needs with (.*): did the camera", str(conflict["message"]))
+            shown = Counter(seen.group(1).split(", ")) if seen else Counter()
+            missed = Counter(str(c) for c in laid) - shown
+            return next((i for i in ids if missed[i] > 0), ids[-1])  # (the last: "all")
         if kind == "jack":  # the lone jack's move: played (the informant it turned) or not
             jack = next((e for i, e in self.moves if i >= int(state.get("events", 0))
                          and isinstance(e, CardsRedrawn | JackPlayed)), None)

@@ -142,9 +142,10 @@ def scoresheet_text(game: Game) -> str:
 
 
 def scoring(game: Game) -> dict[str, Any]:
-    """The replay as the score rests on it: each mission's informants in one order (sorted).
-    Their order along the row scores nothing, and the camera cannot always tell it (a card it
-    lost and found again, one it missed and a person named)."""
+    """The replay as the score rests on it: each mission's cards and informants in one order
+    (sorted). Their order on the spot or along the row scores nothing, and the camera cannot
+    always tell it (a card it lost and found again, one it missed and a person named)."""
     sheet = replay_json(game)
-    missions = [{**m, "informants": sorted(m["informants"])} for m in sheet["missions"]]
+    missions = [{**m, "cards": sorted(m["cards"]), "informants": sorted(m["informants"])}
+                for m in sheet["missions"]]
     return {**sheet, "missions": missions}
