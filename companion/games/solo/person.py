@@ -45,10 +45,10 @@ class Person:
             return next((str(c) for c in shown if str(c) in ids), ids[-1])
         if kind == "short":  # a card of the mission the camera did not see, or that is all
             missions = self.true.missions
-            laid = missions[int(rest)].cards if int(rest) < len(missions) else ()
+            cards = missions[int(rest)].cards if int(rest) < len(missions) else ()
             seen = re.search(r"it needs with (.*): did the camera", str(conflict["message"]))
-            shown = Counter(seen.group(1).split(", ")) if seen else Counter()
-            missed = Counter(str(c) for c in laid) - shown
+            counted = Counter(seen.group(1).split(", ")) if seen else Counter()
+            missed = Counter(str(c) for c in cards) - counted
             return next((i for i in ids if missed[i] > 0), ids[-1])  # (the last: "all")
         if kind == "jack":  # the lone jack's move: played (the informant it turned) or not
             jack = next((e for i, e in self.moves if i >= int(state.get("events", 0))
