@@ -2,13 +2,13 @@
 
 What the player would say: how many cards he drew before a move (he drew them), which card
 stays on a spot, an informant or a card of a mission the camera missed, and which card the
-camera saw: of the move the
-question is about (the first of the record the table has not counted yet, of the kind the
-question names), one of the cards it laid from the hand or of the informants it turned, first
-those lying where the question says, the reader's ranking picking among them, never one he
-named already for this move. A card in the row the reader ranks face down first is a card face
-down. It works from what a phone gets (the conflict and the state of /api/view, whose "events"
-says how far the table's record goes) and the true game, as Attacke's person does.
+camera saw: of the move the question is about (the first of the record the table has not
+counted yet, of the kind the question names), one of the cards it laid from the hand or of the
+informants it turned, first those lying where the question says, the reader's ranking picking
+among them, never one he named already for this move. A card in the row the reader ranks face
+down first is a card face down. It works from what a phone gets (the conflict and the state of
+/api/view, whose "events" says how far the table's record goes) and the true game, as Attacke's
+person does.
 """
 
 from __future__ import annotations
