@@ -450,6 +450,22 @@ def test_a_card_seen_again_after_a_card_laid_over_it_hid_it_is_not_laid_twice():
                         Passed(1), CardsPlayed(2, (C("shield-10"),))]
 
 
+def test_a_card_lost_a_moment_beside_another_of_its_play_is_not_laid_again():
+    # unseen design, seed 4: the watcher lost Dora's last card of a play for a moment and found
+    # it again as a new track; no card lay over it, but her other card of the contest lay there
+    t = Table(players=3)
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("shield-7"))
+    two = t.lay(1, sure("red-2"))
+    t.wait()
+    t.take(two, dt=0.3)
+    t.lay(1, sure("red-2"), dt=0.3)
+    t.wait()
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-3"),)), CardsPlayed(1, (C("shield-7"), C("red-2")))]
+
+
 def test_a_card_moved_within_the_zone_is_not_played_twice():
     t = Table(players=3)
     a = t.lay(0, sure("red-7"))

@@ -253,13 +253,16 @@ class Interpreter:
 
     def _seen_again(self, card: Seen, t: float) -> None:
         """A card that appears where a counted card of the seat left a moment ago, while a card
-        laid after it still lies there (it was covered, not taken away), and may read as it, is
+        laid after it, or another of his of that contest, still lies there (it was covered or
+        lost a moment, not taken away: a seat's cards leave together), and may read as it, is
         that card seen again, not a new one."""
         for old in self.cards.values():
             if old.status != "counted" or old.present or not old.seen or old.zone != card.zone or \
                     t - old.gone_t > SEEN_AGAIN_S or not any(
-                        o.present and o.zone == card.zone and o.order > old.order
-                        and o is not card for o in self.cards.values()):
+                        o.present and o.zone == card.zone and o is not old and o is not card
+                        and (o.order > old.order
+                             or (o.status == "counted" and o.contest == old.contest))
+                        for o in self.cards.values()):
                 continue
             near = math.hypot(old.center[0] - card.center[0], old.center[1] - card.center[1])
             if near <= SAME_PLACE * max(old.width, card.width) and \
