@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .evaluate_table import play_table
+from .evaluate_table import play_table, tally
 from .games import game_named
 from .games.attacke.person import Person
 from .games.attacke.rules import Game
@@ -26,8 +26,5 @@ def play_footage(events: list[Any], frames: Path, reader: Any, fps: float = 10.0
     true = Game.replay(events)
     got, stats = play_table(ATTACKE, events, frames, reader, Person(true).answer, fps)
     want = ATTACKE.scoring(true)["contests"]
-    contests = ATTACKE.scoring(got)["contests"]
-    right = sum(1 for g, w in zip(contests, want, strict=False) if g == w)
     return {"players": len(true.players), "concealed": true.setup.variant.concealed,
-            "contests": len(want), "right": right, "wrong": len(contests) - right,
-            "not_scored": max(0, len(want) - len(contests)), **stats}
+            "contests": len(want), **tally(ATTACKE.scoring(got)["contests"], want), **stats}

@@ -2,9 +2,10 @@
 
 The footage goes frame by frame through the real watcher and referee, as at the table, with a
 person who answers every question from the record (companion.games.solo.person): how many
-missions were scored right (a mission's informants compared as a set: their order along the
-row scores nothing), how many wrong, how many not at all, and how many questions the table
-asked (and of them, how many offered the true answer). The end-to-end test uses it.
+missions were scored right (a mission's cards and informants compared as sets: their order on
+the spot or along the row scores nothing), how many wrong, how many not at all, and how many
+questions the table asked (and of them, how many offered the true answer). The end-to-end test
+uses it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .evaluate_table import play_table
+from .evaluate_table import play_table, tally
 from .games import game_named
 from .games.solo.person import Person
 from .games.solo.rules import Game
@@ -27,8 +28,5 @@ def play_footage(events: list[Any], frames: Path, reader: Any, fps: float = 10.0
     true = Game.replay(events)
     game, stats = play_table(SOLO, events, frames, reader, Person(true).answer, fps)
     got, want = SOLO.scoring(game), SOLO.scoring(true)
-    right = sum(1 for g, w in zip(got["missions"], want["missions"], strict=False) if g == w)
-    return {"missions": len(want["missions"]), "right": right,
-            "wrong": len(got["missions"]) - right,
-            "not_scored": max(0, len(want["missions"]) - len(got["missions"])),
+    return {"missions": len(want["missions"]), **tally(got["missions"], want["missions"]),
             "same_sheet": got == want, "result": got["result"], **stats}

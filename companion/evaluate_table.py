@@ -56,6 +56,13 @@ def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, ans
                  "fps": round(n / seconds, 1) if seconds else None}
 
 
+def tally(got: list[Any], want: list[Any]) -> dict[str, int]:
+    """The units of a game (contests, missions) the referee scored (`got`) against the
+    record's (`want`), in order: right, wrong, and not scored at all."""
+    right = sum(1 for g, w in zip(got, want, strict=False) if g == w)
+    return {"right": right, "wrong": len(got) - right, "not_scored": max(0, len(want) - len(got))}
+
+
 def answer_all(referee: Referee, answer: Answerer, limit: int = 50) -> tuple[int, int]:
     """Let the person answer every open question: (questions answered, of them those whose
     choices held the true answer)."""

@@ -582,9 +582,11 @@ class Interpreter:
         laid once a contest, A12), not a new act."""
         index = game.contest.index
         for (contest, seat), said in self._face_down.items():
+            if contest != index:
+                continue
             heap = [c for c in self.cards.values() if c.status == "counted" and c.zone == seat
                     and c.contest == index and BACK in (c.named, sure_name(c.reading))]
-            if contest != index or not heap:
+            if not heap:
                 continue
             late = [c for c in self._waiting(seat) if sure_name(c.reading) == BACK]
             for card in late[:max(0, said - len(heap))]:

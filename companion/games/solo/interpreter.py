@@ -463,9 +463,9 @@ class Interpreter:
         said = self._unseen_laid.get(number, [])
         cards = tuple(Card.parse(n) for n in [*names, *said] if n is not None)
         informants = self._along_the_row(game, faces)
-        if number not in self._all_laid and len(cards) < MAX_HAND and \
-                score(cards, informants, game.setup.variant).total < spot.need:
-            questions.append(self._short(game, spot, cards, informants, number, laying))
+        total = score(cards, informants, game.setup.variant).total
+        if number not in self._all_laid and len(cards) < MAX_HAND and total < spot.need:
+            questions.append(self._short(game, spot, cards, total, number, laying))
             return None
         tracks = (*(c.track for c in laying), *(k for _, _, k in faces if k is not None))
         laid = self._laid_card(game, spot, cards, informants, laying, names, t, questions)
@@ -515,12 +515,11 @@ class Interpreter:
             "other card was turned?",
             tuple(Choice(n, n) for n in legal), None, 0, number, 0, None)
 
-    def _short(self, game: Game, spot: Spot, cards: tuple[Card, ...],
-               informants: tuple[Card, ...], number: int, laying: list[Seen]) -> Question:
-        """A mission that falls short of its spot with the cards the camera saw, fewer than a
-        hand holds: did it miss one? (A card it never saw would make a mission that succeeded
-        a failure.) Asked until a person says that is all; OK says so."""
-        total = score(cards, informants, game.setup.variant).total
+    def _short(self, game: Game, spot: Spot, cards: tuple[Card, ...], total: int, number: int,
+               laying: list[Seen]) -> Question:
+        """A mission that falls short of its spot (`total` with the cards the camera saw, fewer
+        than a hand holds): did it miss one? (A card it never saw would make a mission that
+        succeeded a failure.) Asked until a person says that is all; OK says so."""
         shown = [str(c) for c in cards]
         legal = [n for n in FACES if from_hand(game, n, shown)]
         return Question(
