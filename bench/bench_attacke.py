@@ -10,7 +10,8 @@ of training, the headline; `train`: the kind the demo plays), on a table of the 
 companion is taught that deck from one rendered photo a card (as a user teaches a real deck),
 the footage is played frame by frame through the table watcher and the referee, and a person
 who knows the record answers every question (the game's `person` module). Every question is
-checked to offer the true answer.
+checked to offer the true answer. `--zero-shot` reads with the bundled games reader instead, nothing
+taught.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def render(game: str, seed: int, split: str, root: Path) -> tuple[list[Any], Pat
     from vision.sim.footage import render_footage
     from vision.sim.photos import teach_folder
     from vision.sim.scene import Conditions
-    from vision.teach import teach
+    from vision.teach import teach, up_to_date
 
     spec = game_named(game)
     if game == "solo":
@@ -59,14 +60,15 @@ def render(game: str, seed: int, split: str, root: Path) -> tuple[list[Any], Pat
     render_footage(table_actions(events, design), players, out, seed=seed, cond=cond,
                    hold_s=0.8, hand_s=0.8, areas=solo_areas() if game == "solo" else None)
     deck = out / "deck.npz"
-    if not deck.is_file():
+    if not up_to_date(deck, spec.deck):
         with tempfile.TemporaryDirectory() as photos:
             teach_folder(Path(photos), design)
             teach(photos, deck, names=spec.deck)
     return events, out
 
 
-def main(game: str, seeds: list[int], split: str, root: Path) -> dict[str, Any]:
+def main(game: str, seeds: list[int], split: str, root: Path, zero_shot: bool = False
+         ) -> dict[str, Any]:
     from vision.read import Reader
 
     play = play_solo if game == "solo" else play_footage
@@ -75,7 +77,9 @@ def main(game: str, seeds: list[int], split: str, root: Path) -> dict[str, Any]:
     games = {}
     for seed in seeds:
         events, frames = render(game, seed, split, root)
-        games[seed] = play(events, frames, Reader.from_deck(frames / "deck.npz"))
+        reader = (Reader.zero_shot(game_named(game).deck) if zero_shot else
+                  Reader.from_deck(frames / "deck.npz"))
+        games[seed] = play(events, frames, reader)
         print(f"bench_attacke: {game} {split} seed {seed}: {json.dumps(games[seed])}",
               file=sys.stderr, flush=True)
     total = {k: sum(g[k] for g in games.values()) for k in
@@ -88,12 +92,14 @@ if __name__ == "__main__":
     ap.add_argument("--game", choices=("attacke", "solo"), default="attacke")
     ap.add_argument("--seeds", default="1-10")
     ap.add_argument("--split", choices=("test", "train"), default="test")
+    ap.add_argument("--zero-shot", action="store_true",
+                    help="read with the bundled games reader, nothing taught")
     ap.add_argument("--root", default=None, help="default var/bench-GAME")
     ap.add_argument("--out", default=None, help="default var/bench-GAME.json")
     a = ap.parse_args()
     lo, _, hi = a.seeds.partition("-")
     root = Path(a.root or f"var/bench-{a.game}")
-    res = main(a.game, list(range(int(lo), int(hi or lo) + 1)), a.split, root)
+    res = main(a.game, list(range(int(lo), int(hi or lo) + 1)), a.split, root, a.zero_shot)
     out = Path(a.out or f"var/bench-{a.game}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=1))

@@ -40,16 +40,21 @@ def _vision(name: str) -> Callable[..., int]:
     return getattr(vision_cli, name)
 
 
+def _card_names(game: str) -> tuple[str, ...] | None:
+    """The game's card names as vision takes them (None: Tightrope's, vision's own)."""
+    from .games import game_named
+
+    return None if game == DEFAULT else tuple(game_named(game).deck)
+
+
 def cmd_recognize(args: argparse.Namespace) -> int:
-    return _vision("recognize_main")(args.images, args.deck, args.json)
+    return _vision("recognize_main")(args.images, args.deck, args.json, _card_names(args.game))
 
 
 def cmd_teach(args: argparse.Namespace) -> int:
     """`teach`: vision knows no game, so another game's card names are passed in from here."""
-    from .games import DEFAULT, game_named
-
-    names = None if args.game == DEFAULT else tuple(game_named(args.game).deck)
-    return _vision("teach_main")(args.folder, args.out, args.add_corrections, args.deck, names)
+    return _vision("teach_main")(args.folder, args.out, args.add_corrections, args.deck,
+                                 _card_names(args.game))
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
@@ -235,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("recognize", help="read the cards in frames")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--deck", help="a deck file from `teach` (default: the zero-shot reader)")
+    p.add_argument("--game", choices=GAMES, default=DEFAULT,
+                   help="whose cards the zero-shot reader reads without --deck (default "
+                        "tightrope)")
     p.add_argument("--json", action="store_true", help="one JSON object a line")
     p.set_defaults(func=cmd_recognize)
 
@@ -248,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--add-corrections", metavar="DIR",
                    help="add the crops people named at the table (<data dir>/corrections)")
     p.add_argument("--deck", help="with --add-corrections and no folder: the deck to add to "
-                                  "(default: the zero-shot reader)")
+                                  "(default: the zero-shot reader); alone: the deck to fit again "
+                                  "from the examples it keeps (after an update of the reader)")
     p.set_defaults(func=cmd_teach)
 
     p = sub.add_parser("capture", help="record the camera's frames into a folder")

@@ -237,11 +237,20 @@ class Companion:
 
     def _reader(self) -> Any:
         """The deck's reader: --deck, paths.deck, or the deck taught on the web page; else the
-        zero-shot reader."""
+        zero-shot reader of the game's cards."""
         from vision.read import Reader
 
         path = self.options.deck or self.options.config.deck_path
-        return Reader.from_deck(path) if path.is_file() else Reader.zero_shot()
+        return Reader.from_deck(path) if path.is_file() else self._zero_shot()
+
+    def _zero_shot(self) -> Any:
+        """The bundled reader of the game's cards (StartError where none knows them)."""
+        from vision.read import ModelError, Reader
+
+        try:
+            return Reader.zero_shot(tuple(game_named(self.options.game).deck))
+        except ModelError as err:
+            raise StartError(str(err)) from err
 
     def cards_in_view(self) -> list[dict]:
         """The cards in the camera's newest frame, read (for the zones page: the host checks
@@ -277,7 +286,7 @@ class Companion:
 
         watcher = self.pipeline.watcher if self.pipeline is not None else None
         if watcher is not None:
-            watcher.reader = Reader.from_deck(path) if path is not None else Reader.zero_shot()
+            watcher.reader = Reader.from_deck(path) if path is not None else self._zero_shot()
 
     def _start_or_resume(self, setup: Any) -> None:
         """A restart with the setup of the unfinished game continues it: the database holds

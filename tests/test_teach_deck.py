@@ -17,6 +17,7 @@ from vision.cli import recognize_main
 from vision.deck import TIGHTROPE, Deck
 from vision.detect import Detector
 from vision.evaluate import Tally, Truth, card_of, score_frame, teach_photos
+from vision.network import ModelError, bundled
 from vision.read import Reader
 from vision.recognize import look_at
 from vision.sim.faces import printed_deck, random_deck_design
@@ -171,3 +172,58 @@ def test_a_deck_file_without_names_is_tightrope(tmp_path):
     wrong.save(tmp_path / "w.npz")
     with pytest.raises(ValueError, match="does not fit its 2 card names"):
         Deck.load(tmp_path / "w.npz")
+
+
+def test_a_deck_remembers_the_network_it_was_taught_on(tmp_path):
+    from vision.deck import Head
+
+    head = Head(np.zeros((141, 5), np.float32), np.zeros(5, np.float32), 1.0, 0.9)
+    Deck(head, names=("a", "b"), network="reader-games").save(tmp_path / "g.npz")
+    assert Deck.load(tmp_path / "g.npz").network == "reader-games"
+    Deck(head, names=("a", "b")).save(tmp_path / "old.npz")  # taught before the games reader
+    assert Deck.load(tmp_path / "old.npz").network == "reader"
+    Deck(head, names=("a", "b"), network="reader-9000").save(tmp_path / "new.npz")
+    with pytest.raises(ValueError, match="network this companion lacks"):
+        Deck.load(tmp_path / "new.npz")
+
+
+def test_a_deck_fitted_to_other_weights_is_refused_then_fitted_again(taught, tmp_path, capsys):
+    deck_path, _ = taught
+    deck = Deck.load(deck_path)
+    assert deck.network == "reader-games" and deck.digest == bundled("reader-games").digest
+    deck.digest = "0" * 16  # as if the companion's reader were trained again since
+    stale = tmp_path / "stale.npz"
+    deck.save(stale)
+    with pytest.raises(ModelError, match=f"teach --deck {stale} --out {stale}"):
+        Reader.from_deck(stale)
+    assert companion_main(["teach", "--game", "attacke", "--deck", str(stale),
+                           "--out", str(stale)]) == 0
+    assert "teach: wrote" in capsys.readouterr().err
+    again = Reader.from_deck(stale)
+    assert again.deck is not None and again.deck.names == ATTACKE
+    assert len(again.deck.examples) == len(deck.examples)
+
+
+def test_no_bundled_reader_knows_cards_of_no_game():
+    with pytest.raises(ModelError, match="no bundled reader knows"):
+        Reader.zero_shot(("a-card", "another"))
+
+
+def test_the_games_reader_reads_an_unseen_attacke_deck_untaught(design, tmp_path, capsys):
+    reader, detector, total = Reader.zero_shot(ATTACKE), Detector(), Tally()
+    frames = plain_frames(design)
+    for frame, truth in frames:
+        seen = look_at(frame, reader, detector)
+        assert all(s.reading.card is None and s.reading.named[0][0] in ATTACKE for s in seen)
+        total.add(score_frame(seen, [Truth(card_of(t.card.label), t.corners, t.center,
+                                           t.visible_fraction, t.covered_by_hand)
+                                     for t in truth], (1280, 720)))
+    c = total.counts
+    assert c["wrong"] == 0 and c["spurious"] == 0, total.wrong
+    assert c["correct"] >= 0.8 * c["cards"], c  # 28 of 28 when written
+    frame, truth = frames[0]
+    cv2.imwrite(str(tmp_path / "table.png"), frame)
+    assert companion_main(["recognize", str(tmp_path / "table.png"), "--game", "attacke",
+                           "--json"]) == 0
+    cards = json.loads(capsys.readouterr().out)["cards"]
+    assert {c["label"] for c in cards} - {None} <= {t.card.label for t in truth}

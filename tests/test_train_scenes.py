@@ -1,15 +1,15 @@
 """The training scenes (vision.train.scenes): the detector's sets of every game's deck fan each
 seat's cards half over one another, keep held-out designs out of training, and leave the
-Tightrope sets as they were."""
+Tightrope sets as they were; the games reader's sets label other decks' cards by name."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.cards import CardId
+from vision.cards import ALL_CARDS, CardId
 from vision.sim.faces import Printed, game_of
-from vision.train.data import SetSpec
+from vision.train.data import SetSpec, reader_samples
 from vision.train.scenes import GAMES, random_scene
 
 SIZE = (768, 432)
@@ -47,6 +47,21 @@ def test_the_tightrope_sets_draw_tightrope_cards_and_no_fans() -> None:
         assert all(isinstance(t.card, CardId) for t in scene.truth)
 
 
-def test_the_reader_sets_are_labelled_with_tightrope_cards_only() -> None:
-    with pytest.raises(ValueError, match="Tightrope's cards only"):
-        SetSpec("reader", "train", 10, 1, GAMES)
+def test_a_reader_set_of_other_decks_labels_each_crop_with_its_card_and_way_up() -> None:
+    spec = SetSpec("reader", "train", 1, 1, ("attacke", "solo"))
+    classes = spec.classes
+    assert classes[:2] == ("red-2", "red-3") and "QH" in classes and "joker" in classes
+    assert classes.count("back") == 1 and len(classes) == len(set(classes))
+    scene = random_scene(np.random.default_rng(5), "train", (960, 540), (0.08, 0.1),
+                         layout="scatter", games=("solo",))
+    crops, labels, seen = reader_samples(scene, np.random.default_rng(5), classes)
+    reject = 2 * len(classes)
+    named = {classes[y // 2] for y in labels if y != reject}
+    truth = {t.card.label for t in scene.truth if t.visible_fraction >= 0.35}
+    assert named and named <= truth and reject in labels
+    assert all(c.shape == (96, 64, 3) for c in crops) and len(seen) == len(labels)
+
+
+def test_a_tightrope_reader_set_keeps_the_reader_s_classes() -> None:
+    classes = SetSpec("reader", "train", 1, 1).classes
+    assert classes == tuple(c.label for c in ALL_CARDS)

@@ -24,21 +24,26 @@ from vision.network import ModelError
 from vision.read import Reader
 from vision.recognize import as_json as card_json
 from vision.recognize import look_at
-from vision.teach import TeachError, add_corrections, progress_bar, teach
+from vision.teach import TeachError, add_corrections, progress_bar, refit, teach, up_to_date
 
 if TYPE_CHECKING:
     from vision.sim.faces import AnyDesign
     from vision.sim.fonts import Split
 
 
-def _reader(deck: str | None) -> Reader:
-    return Reader.from_deck(deck) if deck else Reader.zero_shot()
+def _reader(deck: str | None, names: tuple[str, ...] | None = None) -> Reader:
+    """The deck's reader, else the bundled reader of the cards `names` (None: Tightrope's)."""
+    if deck:
+        return Reader.from_deck(deck)
+    return Reader.zero_shot(names) if names is not None else Reader.zero_shot()
 
 
-def recognize_main(images: list[str], deck: str | None, as_json_lines: bool) -> int:
-    """One line per image: JSON (`--json`) or a short human summary."""
+def recognize_main(images: list[str], deck: str | None, as_json_lines: bool,
+                   names: tuple[str, ...] | None = None) -> int:
+    """One line per image: JSON (`--json`) or a short human summary. `names`: another game's
+    card names, read zero-shot where no deck is given."""
     try:
-        reader, detector = _reader(deck), Detector()
+        reader, detector = _reader(deck, names), Detector()
     except ModelError as exc:
         print(f"recognize: {exc}", file=sys.stderr)
         return 2
@@ -62,8 +67,8 @@ def recognize_main(images: list[str], deck: str | None, as_json_lines: bool) -> 
         if as_json_lines:
             print(json.dumps({"image": path, "cards": cards}), flush=True)
         else:
-            names = [_human(c) for c in cards]
-            print(f"{path}: {len(cards)} card(s): {', '.join(names) or '-'}", flush=True)
+            said = [_human(c) for c in cards]
+            print(f"{path}: {len(cards)} card(s): {', '.join(said) or '-'}", flush=True)
     return 1 if failed else 0
 
 
@@ -78,8 +83,9 @@ def _human(card: dict) -> str:
 
 def teach_main(folder: str | None, out: str, corrections: str | None = None,
                deck: str | None = None, names: tuple[str, ...] | None = None) -> int:
-    """Learn a deck from one photo per card (and/or add the table's corrections to a deck);
-    a progress bar on stderr. `names`: another game's card names (None: Tightrope's)."""
+    """Learn a deck from one photo per card (and/or add the table's corrections to a deck; or,
+    with a deck alone, fit it again from its examples); a progress bar on stderr. `names`:
+    another game's card names (None: Tightrope's)."""
     try:
         if folder is not None:
             stats = teach(folder, out, progress=progress_bar(), names=names)
@@ -88,8 +94,11 @@ def teach_main(folder: str | None, out: str, corrections: str | None = None,
         elif corrections is not None:
             stats = add_corrections(corrections, out, deck, progress=progress_bar(),
                                     names=names)
+        elif deck is not None:
+            stats = refit(deck, out, progress=progress_bar())
         else:
-            print("teach: give a teach folder, --add-corrections DIR, or both", file=sys.stderr)
+            print("teach: give a teach folder, --add-corrections DIR, both, or --deck DECK to "
+                  "fit a deck again", file=sys.stderr)
             return 2
     except (TeachError, ModelError) as exc:
         print(f"teach: {exc}", file=sys.stderr)
@@ -137,8 +146,8 @@ def add_eval_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--json", action="store_true", help="print the table as one JSON object")
     ap.add_argument("--game", choices=tuple(DECKS), default="tightrope",
                     help="whose deck the set prints (default tightrope); another game's deck "
-                         "is read taught (--taught or --deck), with --designs train, calib or "
-                         "unseen, and without the scoring row")
+                         "is printed in --designs train, calib or unseen, without the scoring "
+                         "row")
 
 
 def set_editions(args: argparse.Namespace) -> list[AnyDesign] | None:
@@ -212,15 +221,17 @@ def taught_readers(editions: list[AnyDesign], folder: Path) -> list[Reader]:
     readers = []
     for i, edition in enumerate(editions):
         deck = folder / f"deck-{i}.npz"
-        game = game_of(edition)
-        if not deck.exists():
+        names = DECKS[game_of(edition)]
+        if not up_to_date(deck, names):
             teach(teach_photos(folder / f"teach-{i}", edition), deck, progress=progress_bar(),
-                  names=None if game == "tightrope" else DECKS[game])
+                  names=names)
         readers.append(Reader.from_deck(deck))
     return readers
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    from vision.sim.faces import DECKS
+
     rows, editions, folder = load_set(args)
     if args.taught:
         if editions is None:
@@ -228,9 +239,8 @@ def run_eval(args: argparse.Namespace) -> int:
         readers = taught_readers(editions, folder)
         label = f"taught ({len(readers)} decks from rendered photos)"
     else:
-        if getattr(args, "game", "tightrope") != "tightrope" and not args.deck:
-            raise EvalError(f"the general reader knows no {args.game} card: --taught or --deck")
-        reader = _reader(args.deck)
+        game = getattr(args, "game", "tightrope")
+        reader = _reader(args.deck, None if game == "tightrope" else DECKS[game])
         readers = [reader]
         label = "deck " + args.deck if args.deck else "zero-shot"
     result = evaluate(rows, lambda e: readers[e % len(readers)],

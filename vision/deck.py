@@ -9,8 +9,12 @@ A deck knows its card names, the head's class list in order (card i upright = cl
 round = 2i+1, the last class no card): Tightrope's 61 labels (`TIGHTROPE`), or another game's
 names (`red-7`, `QH`...), which the application passes in (vision knows no game). Tightrope decks
 are written as they always were (version 2, no names: a file without names is Tightrope); a deck
-of other names is version 3, with its names in its meta, so that an older companion refuses it.
-File: numpy .npz, no pickles.
+of other names is version 3, with its names in its meta, so that an older companion refuses it,
+and the network whose embedding its head reads (`network`: "reader-games", the reader of other
+games' cards; "reader" for a deck taught before that network was bundled). Every deck keeps a
+digest of the weights it was fitted to: a deck fitted to other weights (the companion's reader
+was trained again since) is refused by `Reader`, and fitted again from the examples it keeps by
+`teach --deck D --out D`. File: numpy .npz, no pickles.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ DECK_VERSION = 2        # a Tightrope deck (its names are ALL_CARDS's labels)
 NAMED_VERSION = 3       # a deck of other card names, kept in its meta
 TIGHTROPE: tuple[str, ...] = tuple(c.label for c in ALL_CARDS)
 FEATURES = ("", "colour")  # what a head reads besides the embedding (vision.read.deck_input)
+NETWORKS = ("reader", "reader-games")  # the networks a deck's head may read the embedding of
 
 
 @dataclass
@@ -64,6 +69,8 @@ class Deck:
     stats: dict = field(default_factory=dict)
     names: tuple[str, ...] = TIGHTROPE
     features: str = ""      # "colour": the head also reads the crop's colours (vision.read)
+    network: str = "reader"  # the bundled network whose embedding the head reads
+    digest: str = ""         # ... and its weights' digest ("" in a deck from before it was kept)
 
     @property
     def tightrope(self) -> bool:
@@ -76,10 +83,12 @@ class Deck:
                  for e in self.examples]
         offsets = np.cumsum([0] + [len(b) for b in blobs])
         meta = {"labels": [e.label for e in self.examples],
-                "sources": [e.source for e in self.examples], "stats": self.stats}
+                "sources": [e.source for e in self.examples], "stats": self.stats,
+                "network_digest": self.digest}
         if not self.tightrope:
             meta["names"] = list(self.names)
             meta["features"] = self.features
+            meta["network"] = self.network
         tmp = p.with_name(p.name + ".tmp")
         with open(tmp, "wb") as f:
             np.savez_compressed(
@@ -114,6 +123,9 @@ class Deck:
             features = "" if version == DECK_VERSION else str(meta.get("features", ""))
             if features not in FEATURES:
                 raise ValueError(f"it reads features this companion does not know ({features})")
+            network = "reader" if version == DECK_VERSION else str(meta.get("network", "reader"))
+            if network not in NETWORKS:
+                raise ValueError(f"it was taught on a network this companion lacks ({network})")
             if len(names) != len(set(names)) or not names or not all(
                     isinstance(n, str) and n for n in names):
                 raise ValueError("its card names are not distinct names")
@@ -132,4 +144,5 @@ class Deck:
             raise ModelError(f"{p}: damaged deck file ({exc})") from exc
         head = Head(data["w"].astype(np.float32), data["b"].astype(np.float32),
                     float(data["temperature"]), float(data["line"]))
-        return cls(head, examples, meta.get("stats", {}), names, features)
+        return cls(head, examples, meta.get("stats", {}), names, features, network,
+                   str(meta.get("network_digest", "")))

@@ -9,6 +9,7 @@ figures in docs/PERFORMANCE.md assume.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ class Network:
     name: str
     session: Any              # onnxruntime.InferenceSession
     meta: dict[str, Any]
+    digest: str = ""          # of its .onnx file: which weights a taught deck was fitted to
 
     def run(self, x: np.ndarray) -> list[np.ndarray]:
         """The network's outputs for one input batch (float32, as the network expects)."""
@@ -59,7 +61,7 @@ def load(path: Path) -> Network:
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own types for damaged files
         raise ModelError(f"{path}: not a usable network ({exc})") from exc
-    return Network(path.stem, session, meta)
+    return Network(path.stem, session, meta, hashlib.sha256(path.read_bytes()).hexdigest()[:16])
 
 
 def normalise(batch_u8: np.ndarray, mean: float, std: float) -> np.ndarray:

@@ -34,14 +34,17 @@ import numpy as np
 from vision.deck import TIGHTROPE, Deck, Example, Head
 from vision.detect import Detection, Detector
 from vision.geometry import READ_H, READ_W, Box, box_of_quad, rectify
-from vision.network import ModelError
+from vision.network import ModelError, bundled
 from vision.read import (
+    GAMES_NETWORK,
     HUE_BINS,
     REJECT,
     Reader,
     _zero_shot_head,
     colour_features,
+    columns_of,
     fit_temperature,
+    network_for,
     softmax,
 )
 from vision.types import ALL_CARDS, CardId, CardLabelError
@@ -296,16 +299,22 @@ def class_of(label: str, names: tuple[str, ...] = TIGHTROPE) -> int:
     return 2 * names.index(label)
 
 
-def foreign_prior(width: int, n_names: int) -> Head:
-    """Where a deck of cards the general reader never knew starts: zero weights for its cards
-    (the fit's pull towards the start is then an L2 penalty) and the general reader's own
-    "no card" class. Measured against a start at the crops' class means (docs/teach.md): 71 %
+def foreign_prior(width: int, names: tuple[str, ...], network: str) -> Head:
+    """Where a deck of another game's cards starts: the games reader's own classes of them
+    (`network` GAMES_NETWORK), or, on the Tightrope reader, which never knew them, zero weights
+    for its cards (the fit's pull towards the start is then an L2 penalty) and that reader's own
+    "no card" class (measured against a start at the crops' class means, docs/teach.md: 71 %
     against 62 % of Attacke cards read right, 22 % against 20 % of playing cards, on designs of
-    the calib split."""
-    zero = _zero_shot_head()
-    w = np.zeros((width, 2 * n_names + 1), np.float32)
-    b = np.zeros(2 * n_names + 1, np.float32)
-    w[:zero.w.shape[0], -1], b[-1] = zero.w[:, REJECT], zero.b[REJECT]
+    the calib split). The colour features' weights start at zero."""
+    zero = _zero_shot_head(network)
+    w = np.zeros((width, 2 * len(names) + 1), np.float32)
+    b = np.zeros(2 * len(names) + 1, np.float32)
+    cols = columns_of(bundled(network).meta["classes"], names) if network == GAMES_NETWORK \
+        else None
+    if cols is not None:
+        w[:zero.w.shape[0]], b[:] = zero.w[:, cols], zero.b[cols]
+    else:
+        w[:zero.w.shape[0], -1], b[-1] = zero.w[:, REJECT], zero.b[REJECT]
     return Head(w, b, 1.0, 0.5)
 
 
@@ -400,17 +409,19 @@ def fit_deck(examples: list[Example], seed: int = 7, progress: Progress | None =
     other crops of them."""
     show = progress or (lambda stage, i, n: None)
     rng = np.random.default_rng(seed)
-    reader = Reader.zero_shot()
     names = tuple(names)
+    network = network_for(names)
+    reader = Reader(bundled(network), names=names if network == GAMES_NETWORK else TIGHTROPE)
     reject = 2 * len(names)
     labels = [class_of(e.label, names) for e in examples]
     crops, y = augmented(examples, labels, PER_CARD, rng,
                          lambda i, n: show("augment", i, n), reject)
     features = "" if names == TIGHTROPE else FOREIGN_FEATURES
     x = embed_looks(reader, crops, features=features)[0]
-    prior = _zero_shot_head() if names == TIGHTROPE else foreign_prior(x.shape[1], len(names))
+    prior = _zero_shot_head() if names == TIGHTROPE else foreign_prior(x.shape[1], names, network)
     head = fit_head(x, y, prior, progress=lambda i, n: show("fit", i, n))
-    deck = Deck(head, list(examples), names=names, features=features)
+    deck = Deck(head, list(examples), names=names, features=features, network=network,
+                digest=reader.network.digest)
     check, yc = augmented(examples, labels, PER_CARD_CHECK, np.random.default_rng(seed + 1),
                           reject=reject)
     show("check", 0, 1)
@@ -444,6 +455,18 @@ def teach(folder: str | Path, out: str | Path, seed: int = 7, progress: Progress
     deck, stats = fit_deck(examples, seed, progress, deck_names)
     _save(deck, out)
     return stats
+
+
+def up_to_date(path: str | Path, names: tuple[str, ...]) -> bool:
+    """Whether the deck file exists and was taught these names on the network `teach` would use
+    now (a deck of Attacke's cards taught before the games reader was bundled was not)."""
+    try:
+        deck = Deck.load(path)
+    except ModelError:
+        return False
+    network = network_for(tuple(names))
+    return deck.names == tuple(names) and deck.network == network and \
+        deck.digest == bundled(network).digest
 
 
 def _deck_names(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -507,6 +530,23 @@ def add_corrections(corrections: str | Path, out: str | Path, deck_path: str | P
     deck.stats = {**stats, "corrections": len(found)}
     _save(deck, out)
     return deck.stats
+
+
+def refit(deck_path: str | Path, out: str | Path, seed: int = 7,
+          progress: Progress | None = None) -> dict:
+    """The deck fitted again from the examples it keeps (its photos' and the table's crops), on
+    the bundled network: after the companion's reader was trained again."""
+    try:
+        deck = Deck.load(deck_path)
+    except ModelError as exc:
+        raise TeachError(str(exc)) from exc
+    if not any(e.label != NONE_LABEL for e in deck.examples):
+        raise TeachError(f"{deck_path} keeps no examples to fit it from: teach it again")
+    fitted, stats = fit_deck(deck.examples, seed, progress, deck.names)
+    corrections = sum(e.source == "correction" for e in deck.examples)
+    fitted.stats = {**stats, **({"corrections": corrections} if corrections else {})}
+    _save(fitted, out)
+    return fitted.stats
 
 
 def drop_corrections(deck_path: str | Path, out: str | Path, seed: int = 7,

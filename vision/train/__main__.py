@@ -1,4 +1,7 @@
-"""`python -m vision.train`: render the data, train both networks, export them into vision/models.
+"""`python -m vision.train`: render the data, train the networks, export them into vision/models.
+
+The networks: the reader (Tightrope's cards), the games reader (Attacke's cards and playing
+cards, fine-tuned from the reader's weights) and the detector (cards of every deck).
 
 Needs the `train` extra (`pip install -e '.[train]'`) and the fonts and photographs of
 `python -m vision.train.setup`. On this project's 2-core development machine (no GPU) it takes
@@ -15,9 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from vision.network import MODEL_DIR
+from vision.read import GAMES_NETWORK
+from vision.sim.faces import DECKS
 from vision.train.data import SetSpec, build
 
 EVERY_DECK = ("tightrope", "attacke", "solo")
+OTHER_DECKS = ("attacke", "solo")
 SETS = {
     "reader-train": SetSpec("reader", "train", 22000, 1),
     "reader-calib": SetSpec("reader", "calib", 2000, 2),
@@ -26,6 +32,9 @@ SETS = {
     # every game's deck, mostly fanned as Attacke and solo games lay them
     "detector-games": SetSpec("detector", "train", 8000, 5, EVERY_DECK),
     "detector-games-calib": SetSpec("detector", "calib", 500, 6, EVERY_DECK),
+    # the other games' cards, for the reader that reads them (`reader-games`)
+    "reader-games": SetSpec("reader", "train", 9000, 7, OTHER_DECKS),
+    "reader-games-calib": SetSpec("reader", "calib", 1500, 8, OTHER_DECKS),
 }
 
 
@@ -38,7 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=float, default=1.0,
                     help="render this fraction of each set (0.05: a quick trial run)")
     ap.add_argument("--reader-epochs", type=int, default=8, help="0: keep the reader as it is")
-    ap.add_argument("--detector-epochs", type=int, default=12)
+    ap.add_argument("--games-reader-epochs", type=int, default=6,
+                    help="epochs of the reader of other games' cards, fine-tuned from the "
+                         "reader's weights (0: keep it as it is)")
+    ap.add_argument("--detector-epochs", type=int, default=12, help="0: keep the detector")
     ap.add_argument("--workers", type=int, default=2, help="rendering processes")
     ap.add_argument("--detector-from", type=Path, default=None, metavar="PT",
                     help="fine-tune the detector from these weights (a detector.pt) at a tenth "
@@ -54,14 +66,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train: {name} rendered ({time.time() - began:.0f} s)", file=sys.stderr)
     if args.reader_epochs:
         reader.train(data / "reader-train", data / "reader-calib", work, args.reader_epochs)
-    detector.train([data / "detector-train", data / "detector-games"], data / "detector-calib",
-                   work, args.detector_epochs, start=args.detector_from,
-                   lr=3e-4 if args.detector_from else 3e-3)
+    if args.games_reader_epochs:
+        reader.train(data / "reader-games", data / "reader-games-calib", work,
+                     args.games_reader_epochs, name=GAMES_NETWORK, start=work / "reader.pt",
+                     lr=1e-3, recolour=DECKS["solo"])
+    if args.detector_epochs:
+        detector.train([data / "detector-train", data / "detector-games"],
+                       data / "detector-calib", work, args.detector_epochs,
+                       start=args.detector_from, lr=3e-4 if args.detector_from else 3e-3)
     print(f"train: done in {time.time() - began:.0f} s; networks in {work}", file=sys.stderr)
     if args.install:
-        reader_files = ("reader.onnx", "reader.json", "reader-head.npz")
-        for name in (*(reader_files if args.reader_epochs else ()), "detector.onnx",
-                     "detector.json"):
+        def reader_files(name: str) -> tuple[str, ...]:
+            return (f"{name}.onnx", f"{name}.json", f"{name}-head.npz")
+
+        for name in (*(reader_files("reader") if args.reader_epochs else ()),
+                     *(reader_files(GAMES_NETWORK) if args.games_reader_epochs else ()),
+                     *(("detector.onnx", "detector.json") if args.detector_epochs else ())):
             shutil.copy(work / name, MODEL_DIR / name)
         print(f"train: installed into {MODEL_DIR}", file=sys.stderr)
     return 0

@@ -24,8 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cards import ALL_CARDS
 from vision.geometry import Box, box_of_quad, iou, rectify
+from vision.sim.faces import DECKS
 from vision.sim.fonts import Split
 from vision.train.scenes import Scene, random_scene
 
@@ -33,9 +33,6 @@ DET_W, DET_H = 384, 216           # the detector's input (frames are shrunk to t
 DET_SCENE = (768, 432)            # rendered, then shrunk 2x: real anti-aliasing
 READ_SCENE = (960, 540)
 READ_CARD_FRACTION = (0.06, 0.166)  # 58..160 px cards at 960: what the reader must read
-CARD_INDEX = {c: i for i, c in enumerate(ALL_CARDS)}
-N_CARDS = len(ALL_CARDS)
-REJECT = 2 * N_CARDS              # class index of "no card"
 MIN_VISIBLE = 0.45                # a card at least this visible must be found and read
 SHARD_SCENES = 500
 
@@ -46,11 +43,18 @@ class SetSpec:
     split: Split
     scenes: int
     seed: int
-    games: tuple[str, ...] = ("tightrope",)  # whose decks its scenes draw (detector sets only)
+    games: tuple[str, ...] = ("tightrope",)  # whose decks its scenes draw
 
-    def __post_init__(self) -> None:
-        if self.kind == "reader" and self.games != ("tightrope",):
-            raise ValueError("the reader's sets are labelled with Tightrope's cards only")
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """The card names a reader set is labelled with, in class order."""
+        return deck_classes(self.games)
+
+
+def deck_classes(games: tuple[str, ...]) -> tuple[str, ...]:
+    """The names of the games' cards, each once (every deck has a `back`), in the games' order:
+    card i upright is class 2i, turned round 2i + 1, and class 2n is "no card"."""
+    return tuple(dict.fromkeys(name for game in games for name in DECKS[game]))
 
 
 def jitter(box: Box, rng: np.random.Generator, scale: float = 1.0) -> Box:
@@ -76,9 +80,12 @@ def _upright(box: Box, corners: np.ndarray) -> bool:
     return float(np.hypot(*(top_mid - printed_top))) < float(np.hypot(*(bottom_mid - printed_top)))
 
 
-def reader_samples(scene: Scene, rng: np.random.Generator, per_card: int = 2
+def reader_samples(scene: Scene, rng: np.random.Generator,
+                   classes: tuple[str, ...] = DECKS["tightrope"], per_card: int = 2
                    ) -> tuple[list[np.ndarray], list[int], list[float]]:
-    """Crops, labels and each crop's visible fraction (1.0 for rejects) from one scene."""
+    """Crops, labels (of `classes`) and each crop's visible fraction (1.0 for rejects) from one
+    scene."""
+    index = {name: i for i, name in enumerate(classes)}
     crops, labels, seen = [], [], []
     quads = [t.corners for t in scene.truth]
     for t in scene.truth:
@@ -90,11 +97,11 @@ def reader_samples(scene: Scene, rng: np.random.Generator, per_card: int = 2
             crop = rectify(scene.image, box.quad())
             flipped = not _upright(box, t.corners)
             crops.append(crop)
-            labels.append(card_label(CARD_INDEX[t.card], flipped))
+            labels.append(card_label(index[t.card.label], flipped))
             seen.append(t.visible_fraction)
     for box in _reject_boxes(scene, rng, quads, max(1, len(crops) // 6)):
         crops.append(rectify(scene.image, box.quad()))
-        labels.append(REJECT)
+        labels.append(2 * len(classes))
         seen.append(1.0)
     return crops, labels, seen
 
@@ -179,7 +186,7 @@ def _shard(spec: SetSpec, index: int, out: Path) -> Path:
             got = _scene(spec, i, READ_SCENE, READ_CARD_FRACTION)
             if got is None:
                 continue
-            c, lab, v = reader_samples(*got)
+            c, lab, v = reader_samples(*got, spec.classes)
             crops += c
             labels += lab
             seen += v
@@ -196,7 +203,7 @@ def _work(args: tuple[SetSpec, int, Path]) -> str:
 def build(spec: SetSpec, out: Path, workers: int = 2) -> list[Path]:
     """Render the set's shards into `out` (those already there are kept)."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "meta.json").write_text(json.dumps(spec.__dict__))
+    (out / "meta.json").write_text(json.dumps({**spec.__dict__, "classes": spec.classes}))
     jobs = [(spec, i, out) for i in range(math.ceil(spec.scenes / SHARD_SCENES))]
     done = []
     with mp.get_context("spawn").Pool(workers) as pool:
@@ -205,6 +212,13 @@ def build(spec: SetSpec, out: Path, workers: int = 2) -> list[Path]:
             print(f"  {spec.kind} {spec.split}: shard {k}/{len(jobs)}", file=sys.stderr,
                   flush=True)
     return sorted(done)
+
+
+def set_classes(folder: Path) -> tuple[str, ...]:
+    """The card names a rendered reader set is labelled with (its meta.json; Tightrope's cards
+    for a set rendered before sets said so)."""
+    meta = json.loads((folder / "meta.json").read_text())
+    return tuple(meta.get("classes") or deck_classes(tuple(meta.get("games", ["tightrope"]))))
 
 
 def load_reader_set(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,12 +17,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812
 
-from vision.cards import ALL_CARDS
-from vision.read import fit_temperature, softmax
-from vision.train.data import N_CARDS, REJECT, load_reader_set
+from vision.read import fit_temperature, per_card, softmax
+from vision.train.data import load_reader_set, set_classes
 from vision.train.nets import MEAN, STD, OneCycle, ReaderNet
 
-N_CLASSES = REJECT + 1
 MAX_WRONG = 0.0005  # confidently wrong reads allowed on the calibration set (of all its crops)
 
 
@@ -32,13 +30,18 @@ def as_input(batch_u8: torch.Tensor) -> torch.Tensor:
     return (x - MEAN) / STD
 
 
-def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> tuple[torch.Tensor,
-                                                                           torch.Tensor]:
-    """Photometric changes and 180-degree turns (the label's orientation turns too)."""
+def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator, reject: int,
+            recolour: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Photometric changes and 180-degree turns (the label's orientation turns too; `reject`:
+    the class of "no card"). Cards whose colours say nothing of what they are (`recolour`, a
+    mask over the cards: playing cards, which some decks print in four colours) have their
+    colour channels swapped or dropped now and then, so that a suit is read by its shape."""
     n = x.shape[0]
     turn = torch.rand(n, generator=g) < 0.5
     x = torch.where(turn[:, None, None, None], x.flip(2, 3), x)
-    y = torch.where(turn & (y < REJECT), y ^ 1, y)
+    y = torch.where(turn & (y < reject), y ^ 1, y)
+    if recolour is not None:
+        x = _recoloured(x, y, g, reject, recolour)
     # white balance, contrast, brightness (in normalised units)
     gain = 1 + 0.12 * torch.randn(n, 3, 1, 1, generator=g)
     contrast = torch.exp(0.2 * torch.randn(n, 1, 1, 1, generator=g))
@@ -62,11 +65,22 @@ def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> tuple[torch
     return x, y
 
 
-def per_card(p: np.ndarray) -> np.ndarray:
-    """(n, N_CLASSES) class probabilities -> (n, N_CARDS + 1): each card's two orientations
-    summed, "no card" last."""
-    return np.concatenate([p[:, :REJECT].reshape(-1, N_CARDS, 2).sum(axis=2), p[:, REJECT:]],
-                          axis=1)
+RECOLOUR_P = 0.4  # of a recolourable card's crops: half swap channels, half go grey
+
+
+def _recoloured(x: torch.Tensor, y: torch.Tensor, g: torch.Generator, reject: int,
+                recolour: torch.Tensor) -> torch.Tensor:
+    card = torch.where(y < reject, y // 2, 0)
+    pick = (y < reject) & recolour[card] & (torch.rand(len(y), generator=g) < RECOLOUR_P)
+    idx = torch.nonzero(pick).flatten()
+    if len(idx) == 0:
+        return x
+    x = x.clone()
+    grey = torch.rand(len(idx), generator=g) < 0.5
+    x[idx[grey]] = x[idx[grey]].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    for i in idx[~grey].tolist():
+        x[i] = x[i, torch.randperm(3, generator=g)]
+    return x
 
 
 def logits_of(model: ReaderNet, crops: np.ndarray, batch: int = 1024) -> np.ndarray:
@@ -89,27 +103,39 @@ def abstention_line(conf: np.ndarray, wrong: np.ndarray, max_wrong: float = MAX_
 
 
 def evaluate(p_card: np.ndarray, y: np.ndarray, visible: np.ndarray, line: float) -> dict:
-    truth = np.where(y == REJECT, N_CARDS, y // 2)
+    """Reads at `line` of per-card probabilities (`per_card`) against class labels y."""
+    n = p_card.shape[1] - 1  # cards
+    truth = np.where(y == 2 * n, n, y // 2)
     best = p_card.argmax(axis=1)
     conf = p_card.max(axis=1)
-    must = (truth < N_CARDS) & (visible >= 0.45)
-    sure = (conf >= line) & (best < N_CARDS)
+    must = (truth < n) & (visible >= 0.45)
+    sure = (conf >= line) & (best < n)
     return {
         "cards": int(must.sum()),
         "right": float((sure & (best == truth))[must].mean()),
         "abstained": float((~sure)[must].mean()),
         "wrong": float((sure & (best != truth))[must].mean()),
-        "reject_right": float((best == N_CARDS)[truth == N_CARDS].mean()),
-        "phantom": float(sure[truth == N_CARDS].mean()),
+        "reject_right": float((best == n)[truth == n].mean()),
+        "phantom": float(sure[truth == n].mean()),
         "top1": float((best == truth)[must].mean()),
     }
 
 
 def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batch: int = 256,
-          seed: int = 20261123, threads: int = 2, limit: int | None = None) -> dict:
+          seed: int = 20261123, threads: int = 2, limit: int | None = None,
+          name: str = "reader", start: Path | None = None, lr: float = 2e-3,
+          recolour: tuple[str, ...] = ()) -> dict:
+    """Train the reader `name` on the cards its training set is labelled with; `start`: begin
+    from these weights (a reader.pt; its last layer too where it has the same classes);
+    `recolour`: the cards whose colours the training swaps (`augment`)."""
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     g = torch.Generator().manual_seed(seed)
+    classes = set_classes(train_dir)
+    if set_classes(calib_dir) != classes:
+        raise ValueError(f"{calib_dir} is labelled with other cards than {train_dir}")
+    reject = 2 * len(classes)
+    recolourable = torch.tensor([c in recolour for c in classes]) if recolour else None
     crops, labels, _ = load_reader_set(train_dir)
     if limit:
         crops, labels = crops[:limit], labels[:limit]
@@ -117,9 +143,15 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
     print(f"reader: {len(crops)} training crops, {len(cal_crops)} calibration crops",
           file=sys.stderr, flush=True)
     xs, ys = torch.from_numpy(crops), torch.from_numpy(labels)
-    model = ReaderNet(N_CLASSES).to(memory_format=torch.channels_last)
+    model = ReaderNet(reject + 1)
+    if start is not None:
+        weights = torch.load(start, map_location="cpu")
+        if weights["head.weight"].shape != model.head.weight.shape:  # other cards: a new head
+            weights = {k: v for k, v in weights.items() if not k.startswith("head.")}
+        model.load_state_dict(weights, strict=False)
+    model = model.to(memory_format=torch.channels_last)
     steps = epochs * math.ceil(len(xs) / batch)
-    train = OneCycle(model, lr=2e-3, weight_decay=5e-4, steps=steps)
+    train = OneCycle(model, lr=lr, weight_decay=5e-4, steps=steps)
     began = time.time()
     for epoch in range(epochs):
         model.train()
@@ -127,7 +159,7 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
         total = 0.0
         for k in range(0, len(xs), batch):
             idx = order[k:k + batch]
-            x, y = augment(as_input(xs[idx]), ys[idx], g)
+            x, y = augment(as_input(xs[idx]), ys[idx], g, reject, recolourable)
             x = x.contiguous(memory_format=torch.channels_last)
             with torch.autocast("cpu", dtype=torch.bfloat16):
                 logits, _ = model(x)
@@ -141,26 +173,30 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
               f"({time.time() - began:.0f} s)", file=sys.stderr, flush=True)
     logits = logits_of(model, cal_crops)
     temperature = fit_temperature(logits, cal_labels)
-    meta = {"classes": [c.label for c in ALL_CARDS], "temperature": temperature, "line": 0.5,
+    meta = {"classes": list(classes), "temperature": temperature, "line": 0.5,
             "input": [96, 64], "mean": MEAN, "std": STD, "trained_on": len(xs),
-            "epochs": epochs, "seed": seed}
-    export(model, out_dir, meta)
-    torch.save(model.state_dict(), out_dir / "reader.pt")
-    meta["line"], meta["calibration"] = runtime_line(out_dir, cal_crops, cal_labels, cal_visible)
-    (out_dir / "reader.json").write_text(json.dumps(meta, indent=1) + "\n")
+            "epochs": epochs, "seed": seed, "from": start.name if start else None,
+            "recoloured": len(recolour)}
+    export(model, out_dir, meta, name)
+    torch.save(model.state_dict(), out_dir / f"{name}.pt")
+    meta["line"], meta["calibration"] = runtime_line(out_dir / f"{name}.onnx", cal_crops,
+                                                     cal_labels, cal_visible)
+    (out_dir / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"reader: temperature {temperature:.3f}, line {meta['line']:.4f}; calib "
           f"{meta['calibration']}", file=sys.stderr, flush=True)
     return meta
 
 
-def runtime_line(out_dir: Path, crops: np.ndarray, labels: np.ndarray, visible: np.ndarray
+def runtime_line(path: Path, crops: np.ndarray, labels: np.ndarray, visible: np.ndarray
                  ) -> tuple[float, dict]:
-    """The abstention line of the exported reader as the product reads (both looks, combined,
-    through onnxruntime), fitted on the calibration crops, and what it gives there."""
+    """The abstention line of the exported reader (`path`, its .onnx) as the product reads
+    (both looks, combined, through onnxruntime), fitted on the calibration crops, and what it
+    gives there."""
     from vision.network import load
     from vision.read import Reader, combine
 
-    reader = Reader(load(out_dir / "reader.onnx"))
+    network = load(path)
+    reader = Reader(network, names=tuple(network.meta["classes"]))
     qs, agrees = [], []
     for i in range(0, len(crops), 512):
         part = list(crops[i:i + 512])
@@ -171,31 +207,32 @@ def runtime_line(out_dir: Path, crops: np.ndarray, labels: np.ndarray, visible: 
         agrees.append(agree)
     q, agree = np.concatenate(qs), np.concatenate(agrees)
     cards = per_card(q)
-    truth = np.where(labels == REJECT, N_CARDS, labels // 2)
-    best = cards[:, :N_CARDS].argmax(axis=1)
+    n = cards.shape[1] - 1  # cards
+    truth = np.where(labels == 2 * n, n, labels // 2)
+    best = cards[:, :n].argmax(axis=1)
     conf = cards[np.arange(len(q)), best]
-    taken = agree & (conf > cards[:, N_CARDS])
+    taken = agree & (conf > cards[:, n])
     line = abstention_line(conf, taken & (best != truth))
     sure = taken & (conf >= line)
-    must = (truth < N_CARDS) & (visible >= 0.45)
+    must = (truth < n) & (visible >= 0.45)
     stats = {"cards": int(must.sum()), "right": float((sure & (best == truth))[must].mean()),
              "wrong": float((sure & (best != truth))[must].mean()),
              "abstained": float((~sure)[must].mean()),
-             "phantom": float(sure[truth == N_CARDS].mean())}
+             "phantom": float(sure[truth == n].mean())}
     return line, stats
 
 
-def export(model: ReaderNet, out_dir: Path, meta: dict) -> None:
+def export(model: ReaderNet, out_dir: Path, meta: dict, name: str = "reader") -> None:
     model.eval()
     out_dir.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, 96, 64)
-    torch.onnx.export(model, (dummy,), str(out_dir / "reader.onnx"), input_names=["crops"],
+    torch.onnx.export(model, (dummy,), str(out_dir / f"{name}.onnx"), input_names=["crops"],
                       output_names=["logits", "embedding"], opset_version=17,
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
                       dynamo=False)
-    (out_dir / "reader.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (out_dir / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
     # the last layer on its own: a taught deck starts from it (vision.teach)
-    np.savez(out_dir / "reader-head.npz", w=model.head.weight.detach().numpy().T.copy(),
+    np.savez(out_dir / f"{name}-head.npz", w=model.head.weight.detach().numpy().T.copy(),
              b=model.head.bias.detach().numpy().copy())
 
 
