@@ -78,9 +78,10 @@ def run_demo(args: argparse.Namespace, config: Any, make_options: Callable,
 
     args.host = getattr(args, "host", None) or "127.0.0.1"
     events = demo_events(args)
-    if args.game == "solo" and getattr(args, "speed", None) is None:
-        # nearly every playing card is asked about: footage played faster than the table's
-        # pace leaves the person many moves behind, and his answers no longer fit what he sees
+    if args.game != "tightrope" and getattr(args, "speed", None) is None:
+        # a card of a deck taught from one photo is asked about now and then: footage played
+        # faster than the table's pace leaves the person many moves behind (the whole next
+        # contest, at full speed), and his answers no longer fit what he sees
         args.speed = 1.0
     if not args.no_web:  # before minutes of rendering, not after
         check_port(args.host, args.port or config.port)
@@ -120,10 +121,10 @@ def taught_deck(spec: GameSpec, seed: int, footage: Path) -> Path:
     """The deck file of the footage's card design, taught (once: kept with the footage) from
     one rendered photo a card, as a user teaches a real deck."""
     from vision.sim.photos import teach_folder
-    from vision.teach import progress_bar, teach
+    from vision.teach import progress_bar, teach, up_to_date
 
     deck = footage / "deck.npz"
-    if deck.is_file():
+    if up_to_date(deck, spec.deck):
         return deck
     print(f"demo: teaching the companion this {spec.title} deck from one photo a card (once)",
           flush=True)

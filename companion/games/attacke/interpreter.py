@@ -414,6 +414,9 @@ class Interpreter:
             return None
         mine = self._laying(seat)
         if mine:
+            cleared = self._cleared_before(game, seat, mine, t)
+            if cleared is not None:  # he passed; his cards are his next contest's
+                return Apply(Passed(seat), position=Position(len(game.log), index, (), cleared))
             if not self._settled(mine, t):
                 return None
             play = self._play_of(game, seat)
@@ -574,6 +577,25 @@ class Interpreter:
             if laid and not any(k.present for k in laid) and \
                     t - max(k.gone_t for k in laid) >= self.settle_s - 1e-9:
                 return max(k.gone_t for k in laid)
+        return None
+
+    def _cleared_before(self, game: Game, seat: int, mine: list[Seen], t: float
+                        ) -> float | None:
+        """When another seat's cards of this contest all left the table (settled) before any
+        card of the seat's laying arrived, and he has none in the contest: he passed then (the
+        victor clears his cards once the others passed; a question about the last play may
+        have held the game back while the table went on). None otherwise."""
+        c = game.contest
+        if c.played[seat] or c.concealed[seat] or self._laid(game, seat):
+            return None
+        first = min((k.t for k in mine if k.seen), default=None)
+        for other in range(game.n):
+            laid = self._laid_seen(game, other) if other != seat else []
+            if not laid or any(k.present for k in laid):
+                continue
+            gone = max(k.gone_t for k in laid)
+            if first is not None and gone < first and t - gone >= self.settle_s - 1e-9:
+                return gone
         return None
 
     def _heap_seen_late(self, game: Game) -> None:
