@@ -275,6 +275,31 @@ def test_an_informant_the_camera_missed_is_asked_once_the_row_is_cleared():
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
 
 
+def test_informants_turned_after_the_row_was_cleared_are_the_next_mission_s():
+    # the bench's seed 2 (an unseen design): a question held the mission back while its last
+    # informant was turned and cleared unseen, the next informants were dealt, the next mission
+    # laid and one of its informants turned; that one is not this mission's
+    t = Table()
+    backs = dealt(t)
+    held = t.lay("1a", read(("5S", 0.6), ("5C", 0.3)))  # unsure: a question waits
+    t.take(*backs)
+    faces = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("5D", "3D"))]  # 4D unseen
+    t.take(*faces)
+    t.wait()
+    dealt(t)
+    t.lay("1b", sure("10S"), dt=2.0)
+    t.lay(ROW, sure("8D"), dt=1.0, x=5)  # the next mission's informant
+    t.wait()
+    t.answer(f"card:{held}", "5S")
+    t.wait()
+    q = t.questions["missing:0"]
+    assert "4D" in [c.id for c in q.choices] and "8D" in [c.id for c in q.choices]
+    t.answer("missing:0", "4D")
+    t.said_all_laid()
+    t.drew(0)
+    assert t.events[0] == MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))
+
+
 def test_a_glimpse_across_two_cards_is_no_card():
     t = Table()
     dealt(t)

@@ -452,11 +452,14 @@ class Interpreter:
             return None
         spot = SPOTS[str(laying[0].zone)]
         row = self._row(_first(laying), gone_too=True)
+        cleared = self._row_cleared(laying)
+        if cleared is not None:  # what came into the row since is the next mission's
+            row = [c for c in row if c.t < cleared]
         if not self._settled(laying, t, row):
             return None
         names = self._certain(laying, lambda n, others: from_hand(game, n, others))
         self._ask_cards(game, laying, names, questions, f"lay on spot {spot.value}")
-        faces = self._informants(game, row, t, questions)
+        faces = self._informants(game, row, t, questions, cleared)
         if faces is None or any(n is None for n in names):
             return None
         number = len(game.missions)
@@ -473,8 +476,8 @@ class Interpreter:
             return None
         return Move(MissionPlayed(spot, cards, informants, laid), tracks, len(cards))
 
-    def _informants(self, game: Game, row: list[Seen], t: float, questions: list[Question]
-                    ) -> list[Face] | None:
+    def _informants(self, game: Game, row: list[Seen], t: float, questions: list[Question],
+                    cleared: float | None = None) -> list[Face] | None:
         """The informants turned in the row since the mission's cards were laid, once as many
         lie there as the jack left hidden, every one certain; None meanwhile (a question for a
         card not certain that may be one of them, or, once the row was cleared short of them,
@@ -486,7 +489,8 @@ class Interpreter:
         faces = [(c, n) for c, n in zip(row, names, strict=True) if n is not None and n != BACK]
         if len(faces) < wanted:
             self._ask_cards(game, row, names, questions, "turn in the row")
-            if not any(n is None for n in names) and self._cleared(row, t):
+            if not any(n is None for n in names) and (self._cleared(row, t) or
+                                                      cleared is not None):
                 questions.append(self._missed(game, [n for _, n in faces] + said, number))
             return None
         last = faces[wanted - 1][0].order if wanted else -1
@@ -497,6 +501,25 @@ class Interpreter:
             return None
         return [*(((c.x, c.y), n, c.track) for c, n in faces[:wanted]),
                 *(((float("inf"), float("inf")), n, None) for n in said)]
+
+    def _row_cleared(self, laying: list[Seen]) -> float | None:
+        """When the next informants were dealt: a card face down came into the row once every
+        card of the mission's row (those lying at its laying, those turned since) had been
+        taken away. A card turned takes the place of the back it was; a new deal comes face
+        down. None before."""
+        first = min(laying, key=lambda c: c.order)
+        row = sorted((c for c in self.cards.values() if c.zone == ROW and c.status != "ignored"
+                      and (c.order > first.order or c.present or c.gone_t > first.t)),
+                     key=lambda c: c.order)
+        mission = [c for c in row if c.order < first.order]
+        for c in row:
+            if c.order < first.order:
+                continue
+            if mission and _top(c.reading) == BACK and all(
+                    not k.present and k.gone_t <= c.t for k in mission):
+                return c.t
+            mission.append(c)
+        return None
 
     def _cleared(self, row: list[Seen], t: float) -> bool:
         """The cards turned in the row have all been taken away, `settle_s` ago."""
