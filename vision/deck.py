@@ -33,7 +33,8 @@ DECK_VERSION = 2        # a Tightrope deck (its names are ALL_CARDS's labels)
 NAMED_VERSION = 3       # a deck of other card names, kept in its meta
 TIGHTROPE: tuple[str, ...] = tuple(c.label for c in ALL_CARDS)
 FEATURES = ("", "colour")  # what a head reads besides the embedding (vision.read.deck_input)
-NETWORKS = ("reader", "reader-games")  # the networks a deck's head may read the embedding of
+GAMES_NETWORK = "reader-games"  # the network that reads other games' cards by name
+NETWORKS = ("reader", GAMES_NETWORK)  # the networks a deck's head may read the embedding of
 
 
 @dataclass

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.deck import TIGHTROPE, Deck, Head
+from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head
 from vision.geometry import READ_H, READ_W
 from vision.network import MODEL_DIR, ModelError, Network, bundled, normalise
 from vision.types import ALL_CARDS, Reading
@@ -53,8 +53,6 @@ CONFIRM = 0.95
 # designs of Attacke and playing cards (taught, 300 frames each): 0.95 gave 95.7 % and 97.6 %
 # right, 0.8 97.0 % and 97.8 %, with no more wrong reads (0 and 1); 0.5 one more wrong.
 CONFIRM_GAMES = 0.8
-
-GAMES_NETWORK = "reader-games"  # the network that reads other games' cards by name
 
 __all__ = ["CardImageError", "GAMES_NETWORK", "ModelError", "Reader", "Look"]
 
