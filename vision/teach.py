@@ -190,11 +190,11 @@ def photo_examples(path: Path, card: CardId | str, detector: Detector, zero: Rea
         return max(found, key=lambda d: d.score - 0.5 * float(
             np.hypot(*(np.array(d.box.centre) - centre))) / w)
 
-    # another game's card: the detector, trained on Tightrope's, boxes a large card (a photo
-    # taken close) badly; the photo is also looked at inside a wider frame of its own edge
-    # pixels, the card smaller in it, and the surest box kept (docs/teach.md)
-    pads = (1.0,) if isinstance(card, CardId) else PHOTO_PADS
-    looks = [middle(f) for f in (_find_padded(img, detector, pad) for pad in pads) if f]
+    # the detector was trained on cards a seventh of the frame's height; a card photographed
+    # close is boxed badly (often across, a landscape box on a portrait card, so that the
+    # example shows the card sideways): the photo is also looked at inside a wider frame of
+    # its own edge pixels, the card smaller in it, and the surest box kept (docs/teach.md)
+    looks = [middle(f) for f in (_find_padded(img, detector, pad) for pad in PHOTO_PADS) if f]
     if not looks:
         raise TeachError(f"{path.name}: no card found in the photo")
     best = max(looks, key=lambda d: d.score)
