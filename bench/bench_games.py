@@ -92,15 +92,16 @@ def _summary(games: dict) -> dict:
 
 def _unseen_deck() -> tuple[Any, Any, str]:
     """A deck in a design never trained on, taught from rendered photos of it."""
+    from vision.deck import TIGHTROPE
     from vision.evaluate import teach_photos
     from vision.read import Reader
     from vision.sim.designs import random_design
-    from vision.teach import teach
+    from vision.teach import teach, up_to_date
 
     design = random_design(np.random.default_rng(99), "test")
     folder = Path("var/bench-games/unseen")
     deck = folder / "deck.npz"
-    if not deck.exists():
+    if not up_to_date(deck, TIGHTROPE):
         teach(teach_photos(folder / "teach", design), deck)
     return design, Reader.from_deck(deck), "wood_dark"
 

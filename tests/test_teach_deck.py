@@ -187,6 +187,21 @@ def test_a_deck_remembers_the_network_it_was_taught_on(tmp_path):
         Deck.load(tmp_path / "new.npz")
 
 
+def test_a_tightrope_deck_cut_by_an_older_card_search_is_taught_again(tmp_path):
+    from vision.deck import Head
+    from vision.read import _zero_shot_head
+    from vision.teach import PHOTO_SEARCH, up_to_date
+
+    zero = _zero_shot_head()
+    head = Head(zero.w, zero.b, 1.0, 0.9)
+    digest = bundled("reader").digest
+    Deck(head, digest=digest, search=PHOTO_SEARCH).save(tmp_path / "now.npz")
+    Deck(head, digest=digest).save(tmp_path / "old.npz")  # its photos searched unpadded
+    assert Deck.load(tmp_path / "now.npz").search == PHOTO_SEARCH
+    assert up_to_date(tmp_path / "now.npz", TIGHTROPE)
+    assert not up_to_date(tmp_path / "old.npz", TIGHTROPE)
+
+
 def test_a_deck_fitted_to_other_weights_is_refused_then_fitted_again(taught, tmp_path, capsys):
     deck_path, _ = taught
     deck = Deck.load(deck_path)

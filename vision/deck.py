@@ -14,7 +14,9 @@ and the network whose embedding its head reads (`network`: "reader-games", the r
 games' cards; "reader" for a deck taught before that network was bundled). Every deck keeps a
 digest of the weights it was fitted to: a deck fitted to other weights (the companion's reader
 was trained again since) is refused by `Reader`, and fitted again from the examples it keeps by
-`teach --deck D --out D`. File: numpy .npz, no pickles.
+`teach --deck D --out D`. A deck also keeps the revision of teach's card search that cut its
+examples from the photos (`search`): examples cut by an older one are taught again from the
+photos, not fitted again. File: numpy .npz, no pickles.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class Deck:
     features: str = ""      # "colour": the head also reads the crop's colours (vision.read)
     network: str = "reader"  # the bundled network whose embedding the head reads
     digest: str = ""         # ... and its weights' digest ("" in a deck from before it was kept)
+    search: int = 0          # the revision of teach's card search that cut its photos' examples
 
     @property
     def tightrope(self) -> bool:
@@ -85,7 +88,7 @@ class Deck:
         offsets = np.cumsum([0] + [len(b) for b in blobs])
         meta = {"labels": [e.label for e in self.examples],
                 "sources": [e.source for e in self.examples], "stats": self.stats,
-                "network_digest": self.digest}
+                "network_digest": self.digest, "photo_search": self.search}
         if not self.tightrope:
             meta["names"] = list(self.names)
             meta["features"] = self.features
@@ -146,4 +149,4 @@ class Deck:
         head = Head(data["w"].astype(np.float32), data["b"].astype(np.float32),
                     float(data["temperature"]), float(data["line"]))
         return cls(head, examples, meta.get("stats", {}), names, features, network,
-                   str(meta.get("network_digest", "")))
+                   str(meta.get("network_digest", "")), int(meta.get("photo_search", 0)))

@@ -55,7 +55,10 @@ CONTEXT_SIZE = (round(CARD_IN_CONTEXT[0] * CONTEXT), round(CARD_IN_CONTEXT[1] * 
 NONE_LABEL = "none"                 # an example of no card (the photo's table)
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
 FOREIGN_FEATURES = "colour"         # what a foreign deck's head reads besides the embedding
-PHOTO_PADS = (1.0, 1.5, 2.0, 3.0)   # a game's photo is also looked at this much wider
+PHOTO_PADS = (1.0, 1.5, 2.0, 3.0)   # a photo is also looked at this much wider
+# The card search's revision, kept in the decks it teaches (Deck.search). 1: every photo is
+# looked at padded (a Tightrope deck of revision 0 may keep cards cut sideways: teach it again)
+PHOTO_SEARCH = 1
 PHOTO_PREFIX = "card-"              # a game's teach photo: card-<name>.png (Tightrope: its label)
 PER_CARD, PER_CARD_CHECK = 40, 12   # augmented crops per example: to fit, to calibrate
 PULL = 3e-3                         # how hard the head is pulled towards the zero-shot head
@@ -404,9 +407,10 @@ def turned_round_logits(z: np.ndarray) -> np.ndarray:
 
 
 def fit_deck(examples: list[Example], seed: int = 7, progress: Progress | None = None,
-             names: tuple[str, ...] = TIGHTROPE) -> tuple[Deck, dict]:
-    """A deck of the cards `names` (Tightrope's by default) fitted to its examples, calibrated on
-    other crops of them."""
+             names: tuple[str, ...] = TIGHTROPE, search: int = PHOTO_SEARCH
+             ) -> tuple[Deck, dict]:
+    """A deck of the cards `names` (Tightrope's by default) fitted to its examples (cut from
+    their photos by card search revision `search`), calibrated on other crops of them."""
     show = progress or (lambda stage, i, n: None)
     rng = np.random.default_rng(seed)
     names = tuple(names)
@@ -421,7 +425,7 @@ def fit_deck(examples: list[Example], seed: int = 7, progress: Progress | None =
     prior = _zero_shot_head() if names == TIGHTROPE else foreign_prior(x.shape[1], names, network)
     head = fit_head(x, y, prior, progress=lambda i, n: show("fit", i, n))
     deck = Deck(head, list(examples), names=names, features=features, network=network,
-                digest=reader.network.digest)
+                digest=reader.network.digest, search=search)
     check, yc = augmented(examples, labels, PER_CARD_CHECK, np.random.default_rng(seed + 1),
                           reject=reject)
     show("check", 0, 1)
@@ -459,14 +463,16 @@ def teach(folder: str | Path, out: str | Path, seed: int = 7, progress: Progress
 
 def up_to_date(path: str | Path, names: tuple[str, ...]) -> bool:
     """Whether the deck file exists and was taught these names on the network `teach` would use
-    now (a deck of Attacke's cards taught before the games reader was bundled was not)."""
+    now (a deck of Attacke's cards taught before the games reader was bundled was not), its
+    examples cut from the photos by the card search of now."""
     try:
         deck = Deck.load(path)
     except ModelError:
         return False
     network = network_for(tuple(names))
     return deck.names == tuple(names) and deck.network == network and \
-        deck.digest == bundled(network).digest
+        deck.digest == bundled(network).digest and (
+            deck.search >= PHOTO_SEARCH or not deck.tightrope)
 
 
 def _deck_names(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -517,16 +523,18 @@ def add_corrections(corrections: str | Path, out: str | Path, deck_path: str | P
     deck's card names are the deck's; without a deck, `names` (None: Tightrope's)."""
     base: list[Example] = []
     deck_names = TIGHTROPE if names is None else _deck_names(names)
+    search = PHOTO_SEARCH
     if deck_path is not None:
         try:
             old = Deck.load(deck_path)
         except ModelError as exc:
             raise TeachError(str(exc)) from exc
         base, deck_names = [e for e in old.examples if e.source != "correction"], old.names
+        search = old.search
     found = correction_examples(corrections, deck_names)
     if not found:
         raise TeachError(f"no corrections in {corrections}")
-    deck, stats = fit_deck(base + found, seed, progress, deck_names)
+    deck, stats = fit_deck(base + found, seed, progress, deck_names, search)
     deck.stats = {**stats, "corrections": len(found)}
     _save(deck, out)
     return deck.stats
@@ -542,7 +550,7 @@ def refit(deck_path: str | Path, out: str | Path, seed: int = 7,
         raise TeachError(str(exc)) from exc
     if not any(e.label != NONE_LABEL for e in deck.examples):
         raise TeachError(f"{deck_path} keeps no examples to fit it from: teach it again")
-    fitted, stats = fit_deck(deck.examples, seed, progress, deck.names)
+    fitted, stats = fit_deck(deck.examples, seed, progress, deck.names, deck.search)
     corrections = sum(e.source == "correction" for e in deck.examples)
     fitted.stats = {**stats, **({"corrections": corrections} if corrections else {})}
     _save(fitted, out)
@@ -561,7 +569,7 @@ def drop_corrections(deck_path: str | Path, out: str | Path, seed: int = 7,
     if not base:
         return None
     if len(base) < len(deck.examples):
-        deck, _ = fit_deck(base, seed, progress, deck.names)  # its stats are the new check's
+        deck, _ = fit_deck(base, seed, progress, deck.names, deck.search)  # the new check's
     _save(deck, out)
     return deck.stats
 
