@@ -64,16 +64,69 @@ def tally(reader: Reader, frames) -> Tally:
 
 def test_a_taught_deck_reads_its_own_cards_and_none_wrong(taught):
     deck, stats = taught
-    # the check crops (measured: 92.3 % read, 1 of 732 wrong; the line allows 1 in 2,000 of
+    # the check crops (measured: 94.0 % read, 1 of 732 wrong; the line allows 1 in 2,000 of
     # all check crops, no-card crops included)
     assert stats["wrong"] * stats["checked"] <= 1 and stats["right"] >= 0.9
     frames = frames_of_the_deck()
     mine = tally(Reader.from_deck(deck), frames)
     zero = tally(Reader.zero_shot(), frames)
     assert mine.counts["wrong"] == 0 and mine.counts["spurious"] == 0, mine.wrong
-    # measured: 20 of 28 (zero-shot 15): a taught read counts where the general reader confirms
-    # it (vision.read.CONFIRM), the price of reading no typeface wrong that fools the deck
-    assert mine.right >= 0.7 and mine.right > zero.right, (mine.counts, zero.counts)
+    # measured: 27 of 28 (zero-shot 15; 20 before teach looked for a card photographed close
+    # in a wider frame and the deck's photos settled reads the general reader does not confirm)
+    assert mine.right >= 0.9 and mine.right > zero.right, (mine.counts, zero.counts)
+
+
+def _rivals(card: CardId) -> list[str]:
+    """Three other cards of the deck (never a 6's or 9's twin)."""
+    if card.kind == "number":
+        values = [(card.value + k - 1) % 50 + 1 for k in (1, 10, 23)]
+        return [f"number-{v}" for v in values if {v, card.value} != {6, 9}]
+    return [f"scoring-{(card.value + k) % 9 + 1}" for k in (1, 4)] + ["number-17"]
+
+
+def test_a_decks_photos_tell_its_cards_apart_where_they_differ(taught):
+    from vision.compare import Photos
+    from vision.geometry import rectify
+
+    photos = Photos(Deck.load(taught[0]).examples)
+    told = wrong = cards = 0
+    for frame, truth in frames_of_the_deck():
+        for t in truth:
+            if t.visible_fraction < 1 or t.covered_by_hand or t.card.colour:
+                continue
+            crop = rectify(frame, t.corners)  # upright: its corners as printed
+            cards += 1
+            told += photos.nearer(crop, t.card.label, _rivals(t.card))
+            wrong += any(photos.nearer(crop, r, [t.card.label]) for r in _rivals(t.card))
+    # measured: 21 of 24 cards told apart from their rivals, none taken for a rival
+    assert cards >= 15 and wrong == 0 and told >= 0.8 * cards, (told, wrong, cards)
+
+
+def test_a_6_and_a_9_are_told_apart_by_the_decks_photos_only_where_their_glyphs_differ(taught):
+    from vision.compare import Photos
+    from vision.deck import Example
+    from vision.geometry import rectify
+    from vision.sim.scene import Placement
+
+    examples = Deck.load(taught[0]).examples
+    photos = Photos(examples)
+    told = 0
+    for value, twin in ((6, 9), (9, 6)):
+        for angle, table in ((0.0, "felt"), (180.0, "cloth_white"), (20.0, "wood_dark")):
+            frame, truth = render_frame(
+                [Placement(CardId("number", value), (640, 360), angle, 100.0)],
+                Conditions(table=table), seed=5, style=UNSEEN)
+            crop = rectify(frame, truth[0].corners)  # upright
+            # Goudy's 9 is not its 6 turned round: the photos may tell them, never wrongly
+            told += photos.nearer(crop, f"number-{value}", [f"number-{twin}"])
+            assert not photos.nearer(crop, f"number-{twin}", [f"number-{value}"])
+            if value == 6:  # a deck whose 9 is its 6 turned round: no photo settles which
+                six = next(e for e in examples if e.label == "number-6" and e.source == "photo")
+                alike = Photos([six, Example(np.ascontiguousarray(six.image[::-1, ::-1]),
+                                             "number-9")])
+                assert not alike.nearer(crop, "number-6", ["number-9"])
+                assert not alike.nearer(crop, "number-9", ["number-6"])
+    assert told >= 5  # measured: 6 of 6
 
 
 def test_corrections_join_the_deck_and_are_read(taught, tmp_path):

@@ -22,12 +22,14 @@ photos, not fitted again. File: numpy .npz, no pickles.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from vision.geometry import READ_H, READ_W, Box, rectify
 from vision.network import ModelError
 from vision.types import ALL_CARDS
 
@@ -37,6 +39,9 @@ TIGHTROPE: tuple[str, ...] = tuple(c.label for c in ALL_CARDS)
 FEATURES = ("", "colour")  # what a head reads besides the embedding (vision.read.deck_input)
 GAMES_NETWORK = "reader-games"  # the network that reads other games' cards by name
 NETWORKS = ("reader", GAMES_NETWORK)  # the networks a deck's head may read the embedding of
+CONTEXT = 1.5                          # an example's crop is this many times the card's box
+CARD_IN_CONTEXT = (2 * READ_W, 2 * READ_H)  # ... the card in its middle at this size (px)
+CONTEXT_SIZE = (round(CARD_IN_CONTEXT[0] * CONTEXT), round(CARD_IN_CONTEXT[1] * CONTEXT))
 
 
 @dataclass
@@ -60,6 +65,14 @@ class Example:
     image: np.ndarray       # BGR uint8
     label: str
     source: str = "photo"
+
+
+def card_of_context(context: np.ndarray) -> np.ndarray:
+    """The reader crop (READ_W x READ_H) of the card in the middle of an example's crop."""
+    h, w = context.shape[:2]
+    cw = CARD_IN_CONTEXT[0] * w / CONTEXT_SIZE[0]
+    box = Box(w / 2, h / 2, cw, cw * READ_H / READ_W, math.pi / 2)
+    return rectify(context, box.quad(), (READ_W, READ_H))
 
 
 @dataclass

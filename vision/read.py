@@ -12,8 +12,8 @@ abstention that still carries the honest candidates. A taught reader (a deck fil
 reads with the deck's own head and keeps the zero-shot head as a second opinion: where the deck
 is unsure, a sure zero-shot read of the deck's best guess is taken; where both are sure of
 different cards, neither is; and a sure taught read stands only where the general reader ranks
-the same card first, at CONFIRM or more, or where the deck's head is very sure of it
-(TAUGHT_ALONE).
+the same card first, at CONFIRM or more, or where the crop lies nearer the deck's own photo of
+the card than of each of its rivals (vision.compare: the deck's last word).
 
 Other games' cards (Attacke's `red-7`, a playing card's `QH`) are read by a second network,
 `reader-games` (GAMES_NETWORK), trained the same way on those decks: zero-shot it reads a deck of
@@ -35,6 +35,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.compare import Photos
 from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head
 from vision.geometry import READ_H, READ_W
 from vision.network import MODEL_DIR, ModelError, Network, bundled, normalise
@@ -44,16 +45,16 @@ N_CARDS = len(ALL_CARDS)
 REJECT = 2 * N_CARDS
 TOP = 5  # candidates kept in a reading
 LEAD = 4.0  # the zero-shot reader settles a taught read only this far ahead of its runner-up
-# A taught Tightrope read is sure where its deck's head is sure of it at TAUGHT_ALONE or more
-# (and the general reader is not sure of another card), or where the general reader ranks the
-# same card first at CONFIRM or more. A deck's head is fitted on its clean photos and is sure
-# of partly hidden or glared cards too soon: the calib designs, taught (2,039 cards), read
-# 96.7 % right and 6 wrong at the heads' own lines (a 9 under glare as 10, a 43 under another
-# card as 47 at 0.985, a 38 cut by the frame as 31 at 0.9895); these two lines left none wrong
-# and 90.6 % of the read cards right (the general reader's 0.95 alone: 83.2 %). Tuned on the
-# calib designs only, never on the unseen set.
-TAUGHT_ALONE = 0.99
+# A taught Tightrope read is sure where the general reader ranks the same card first at CONFIRM
+# or more, or where its deck's head gives it FLOOR or more, the general reader is not sure of
+# another card, and the crop lies nearer the deck's photo of the card than of each of the
+# head's other candidates (vision.compare.Photos). A deck's head is fitted on clean photos and
+# is sure too soon of a card half hidden or under glare: the calib designs, taught (2,039
+# cards), read 96.7 % right and 6 wrong at the heads' own lines (a 9 under glare as 10, a 43
+# under another card as 47 at 0.985, a 38 cut by the frame as 31 at 0.9895); the general
+# reader's 0.95 alone left none wrong and 83.2 % right. Tuned on the calib designs only.
 CONFIRM = 0.98
+FLOOR = 0.5
 # A deck of other games' cards is confirmed by the games reader alone: tuned on the calib
 # designs of Attacke and playing cards (taught, 300 frames each): 0.95 gave 95.7 % and 97.6 %
 # right, 0.8 97.0 % and 97.8 %, with no more wrong reads (0 and 1); 0.5 one more wrong.
@@ -224,6 +225,8 @@ class Reader:
         if deck is None and self.columns is None:
             raise ModelError(f"no bundled reader knows the cards {', '.join(names[:3])}...: "
                              "teach the deck (`teach --game`)")
+        # a Tightrope deck's photos, its last word on a read its rules leave unsure
+        self.photos = Photos(deck.examples) if deck is not None and self.tightrope else None
 
     @classmethod
     def zero_shot(cls, names: tuple[str, ...] = TIGHTROPE) -> Reader:
@@ -283,15 +286,32 @@ class Reader:
             if self.columns is None:  # the network does not know the deck's cards
                 out.append(taught)
                 continue
-            out.append(_second_opinion(taught, reading_of(q0[i], bool(agree0[i]), self.line,
-                                                          names), *self.confirm))
+            zero = reading_of(q0[i], bool(agree0[i]), self.line, names)
+            look = _second_opinion(taught, zero, self.confirm)
+            if look.reading.label is None and bool(agree_t[i]):
+                look = self._by_photos(crops[i], taught, zero, look)
+            out.append(look)
         return out
 
+    def _by_photos(self, crop: np.ndarray, taught: Look, zero: Look, unsure: Look) -> Look:
+        """The deck's best guess, sure, where its head gives it FLOOR or more, the general
+        reader is not sure of another card, and the crop lies nearer the deck's photo of it
+        than of each of the head's other candidates (vision.compare); else `unsure`."""
+        t = taught.reading
+        if self.photos is None or not t.candidates or t.candidates[0][1] < FLOOR:
+            return unsure
+        best = t.candidates[0][0]
+        if zero.reading.label not in (None, best.label) or best.value == 0:
+            return unsure  # a zero is half blank, as is any card half under a white one
+        upright = crop if taught.turns == 0 else crop[::-1, ::-1]
+        if not self.photos.nearer(upright, best.label, [c.label for c, _ in t.candidates[1:]]):
+            return unsure
+        return taught._replace(reading=Reading.of(best, t.confidence, t.candidates, t.line))
+
     @property
-    def confirm(self) -> tuple[float, float]:
-        """How sure the network must be of a taught read's card for it to stand, and how sure
-        the deck's head must be to stand alone (a network not sure of another card)."""
-        return (CONFIRM, TAUGHT_ALONE) if self.tightrope else (CONFIRM_GAMES, math.inf)
+    def confirm(self) -> float:
+        """How sure the network must be of a taught read's card for it to stand."""
+        return CONFIRM if self.tightrope else CONFIRM_GAMES
 
     def read_one(self, crop: np.ndarray) -> Look:
         return self.read([crop])[0]
@@ -306,24 +326,21 @@ def deck_input(deck: Deck, embedding: np.ndarray, crops: list[np.ndarray]) -> np
     return np.concatenate([embedding, np.concatenate([colours, colours])], axis=1)
 
 
-def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM,
-                    alone: float = TAUGHT_ALONE) -> Look:
-    """The taught read, checked by the zero-shot one: it stands where the zero-shot reader ranks
-    the same card first at `confirm` or more, or where the deck's head is sure of it at `alone`
-    or more and the zero-shot reader is not sure of another card."""
+def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
+    """The taught read, checked by the zero-shot one (which must rank the same card first, at
+    `confirm` or more)."""
     t, z = taught.reading, zero.reading
     if t.label is None:
         if z.label is not None and t.named and z.label == t.named[0][0] and (
                 len(t.named) < 2 or t.named[0][1] >= LEAD * t.named[1][1]):
             return zero  # unsure of its deck, but the general reader is sure of the same card
         return taught  # unsure, or torn between two cards its deck prints alike (a 6 and a 9)
-    confirmed = bool(z.named) and z.named[0][0] == t.label and z.named[0][1] >= confirm
-    if confirmed or (t.confidence >= alone and z.label in (None, t.label)):
+    if z.named and z.named[0][0] == t.label and z.named[0][1] >= confirm:
         return taught
-    # the general reader sure of another card; a partly hidden card or a typeface that fools
-    # the deck's head; or a 6 and a 9, which differ only in which way up the card lies, which
-    # one photo a card may not teach, and which the general reader (trained on hundreds of
-    # layouts) confirms
+    # the general reader sure of another card; a card half hidden or a typeface that fools
+    # the deck's head (its photos may settle it: Reader._by_photos); or a 6 and a 9, which
+    # differ only in which way up the card lies, which one photo a card may not teach, and
+    # which the general reader (trained on hundreds of layouts) confirms
     unsure = (Reading.of(None, t.confidence, t.candidates, math.inf) if t.candidates else
               Reading.of_name(None, t.confidence, t.named, math.inf))
     return taught._replace(reading=unsure)

@@ -31,7 +31,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.deck import TIGHTROPE, Deck, Example, Head
+from vision.deck import (
+    CARD_IN_CONTEXT,
+    CONTEXT,
+    CONTEXT_SIZE,
+    TIGHTROPE,
+    Deck,
+    Example,
+    Head,
+    card_of_context,
+)
 from vision.detect import Detection, Detector
 from vision.geometry import READ_H, READ_W, Box, box_of_quad, rectify
 from vision.network import ModelError, bundled
@@ -49,9 +58,6 @@ from vision.read import (
 )
 from vision.types import ALL_CARDS, CardId, CardLabelError
 
-CONTEXT = 1.5                       # the kept crop is this many times the card's box
-CARD_IN_CONTEXT = (2 * READ_W, 2 * READ_H)
-CONTEXT_SIZE = (round(CARD_IN_CONTEXT[0] * CONTEXT), round(CARD_IN_CONTEXT[1] * CONTEXT))
 NONE_LABEL = "none"                 # an example of no card (the photo's table)
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
 FOREIGN_FEATURES = "colour"         # what a foreign deck's head reads besides the embedding
@@ -150,11 +156,6 @@ def context_crop(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     return rectify(frame, wide.quad(), CONTEXT_SIZE)
 
 
-def _card_of_context(context: np.ndarray) -> np.ndarray:
-    """The reader crop of the card in the middle of a context crop."""
-    return crop_in_context(context, 1.0, 0.0, 0.0, 1.0, 0.0)
-
-
 def crop_in_context(context: np.ndarray, scale: float, dx: float, dy: float, size: float,
                     angle: float) -> np.ndarray:
     """A reader crop from a context crop shrunk by `scale`, its box moved by (dx, dy) card
@@ -170,7 +171,7 @@ def crop_in_context(context: np.ndarray, scale: float, dx: float, dy: float, siz
 
 def upright(context: np.ndarray, card: CardId, zero: Reader) -> np.ndarray:
     """The context crop turned so that the card's printed top is on top."""
-    crop = _card_of_context(context)
+    crop = card_of_context(context)
     q0, _, _, _ = zero.probabilities([crop])
     i = ALL_CARDS.index(card)
     if q0[0, 2 * i + 1] > q0[0, 2 * i]:
@@ -265,7 +266,7 @@ def augmented(examples: list[Example], labels: list[int], per_example: int,
               reject: int = REJECT) -> tuple[list[np.ndarray], np.ndarray]:
     """Crops of each example as a table changes it, and their classes (orientation included;
     `reject` is the deck's "no card" class)."""
-    faces = [_card_of_context(e.image) for e in examples if e.label != NONE_LABEL]
+    faces = [card_of_context(e.image) for e in examples if e.label != NONE_LABEL]
     crops, classes = [], []
     for k, (ex, label) in enumerate(zip(examples, labels, strict=True)):
         for _ in range(per_example):
