@@ -42,7 +42,7 @@ from vision.deck import (
     card_of_context,
 )
 from vision.detect import Detection, Detector
-from vision.geometry import READ_H, READ_W, Box, box_of_quad, rectify
+from vision.geometry import ASPECT, READ_H, READ_W, Box, box_of_quad, rectify
 from vision.network import ModelError, bundled
 from vision.read import (
     GAMES_NETWORK,
@@ -62,9 +62,12 @@ NONE_LABEL = "none"                 # an example of no card (the photo's table)
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
 FOREIGN_FEATURES = "colour"         # what a foreign deck's head reads besides the embedding
 PHOTO_PADS = (1.0, 1.5, 2.0, 3.0)   # a photo is also looked at this much wider
-# The card search's revision, kept in the decks it teaches (Deck.search). 1: every photo is
-# looked at padded (a Tightrope deck of revision 0 may keep cards cut sideways: teach it again)
-PHOTO_SEARCH = 1
+# The card search's revision, kept in the decks it teaches (Deck.search); a deck cut by an older
+# one may keep cards sideways: it is taught again from its photos. 1: every photo also looked at
+# padded (before, only other games' photos); 2: the largest box near the middle lying upright;
+# 3: each half of the card boxed across kept as no card
+PHOTO_SEARCH = 3
+MIDDLE = 0.3                        # a teach photo's card lies this near its middle (of its height)
 PHOTO_PREFIX = "card-"              # a game's teach photo: card-<name>.png (Tightrope: its label)
 PER_CARD, PER_CARD_CHECK = 40, 12   # augmented crops per example: to fit, to calibrate
 PULL = 3e-3                         # how hard the head is pulled towards the zero-shot head
@@ -179,35 +182,63 @@ def upright(context: np.ndarray, card: CardId, zero: Reader) -> np.ndarray:
     return context
 
 
+def _card_box(img: np.ndarray, detector: Detector) -> Box | None:
+    """The box of the one card in a teach photo. The detector was trained on cards a seventh of
+    the frame's height; a card photographed close it boxes badly, and often across: a box along
+    the card's width, smaller than the card (the example would show the card sideways, cut). So
+    the photo is also searched shrunk into wider frames of its own edge pixels (PHOTO_PADS), and
+    the largest box near the middle that lies upright wins. A card printed in two halves
+    (Attacke's) the detector may box only as two cards lying across: two such boxes side by side
+    stand for the card."""
+    h, w = img.shape[:2]
+    centre = np.array([w / 2, h / 2])
+    found = [d for pad in PHOTO_PADS for d in _find_padded(img, detector, pad)
+             if np.hypot(*(np.array(d.box.centre) - centre)) < MIDDLE * min(w, h)]
+    if not found:
+        return None
+    boxes = [d.box for d in found]
+    boxes += [whole for i, a in enumerate(boxes) for b in boxes[i + 1:]
+              if (whole := _halves(a, b)) is not None]
+    # the card lies about upright, as docs/teach.md asks (or upside down): its long axis nearer
+    # the photo's vertical than its horizontal
+    upright = [b for b in boxes if abs(b.angle - math.pi / 2) < math.pi / 4]
+    return max(upright or boxes, key=lambda b: b.w * b.h)
+
+
+def _halves(a: Box, b: Box) -> Box | None:
+    """The card of which two boxes lying across are the halves (side by side, alike), or None."""
+    if abs((a.angle - b.angle + math.pi / 2) % math.pi - math.pi / 2) > 0.2 or not (
+            0.85 < a.w / b.w < 1.18):
+        return None
+    u = np.array([math.cos(a.angle), math.sin(a.angle)])  # the boxes' long axis
+    d = np.array([b.cx - a.cx, b.cy - a.cy])
+    along, side = abs(float(d @ u)), abs(float(d @ np.array([-u[1], u[0]])))
+    w = (a.w + b.w) / 2
+    if along > 0.3 * w or not 0.8 * w < side < 1.3 * w:
+        return None
+    return Box((a.cx + b.cx) / 2, (a.cy + b.cy) / 2, (a.h + b.h) / 2, side + w,
+               (a.angle + math.pi / 2) % math.pi)
+
+
 def photo_examples(path: Path, card: CardId | str, detector: Detector, zero: Reader,
                    rng: np.random.Generator) -> list[Example]:
-    """The card's example (and two of the photo's bare table) from one teach photo: a Tightrope
-    card turned upright by the zero-shot reader, another game's card (its name) as photographed
-    (the user lays it the right way up; the detector's box puts its top towards the photo's)."""
+    """The card's example (and, as no card, two of the photo's bare table and the card's halves
+    boxed across) from one teach photo: a Tightrope card turned upright by the zero-shot
+    reader, another game's card (its name) as photographed (the user lays it the right way up;
+    the box's quad puts its top towards the photo's)."""
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise TeachError(f"{path.name}: cannot read the image")
     h, w = img.shape[:2]
-    centre = np.array([w / 2, h / 2])
-
-    def middle(found: list[Detection]) -> Detection:
-        return max(found, key=lambda d: d.score - 0.5 * float(
-            np.hypot(*(np.array(d.box.centre) - centre))) / w)
-
-    # the detector was trained on cards a seventh of the frame's height; a card photographed
-    # close is boxed badly (often across, a landscape box on a portrait card, so that the
-    # example shows the card sideways): the photo is also looked at inside a wider frame of
-    # its own edge pixels, the card smaller in it, and the surest box kept (docs/teach.md)
-    looks = [middle(f) for f in (_find_padded(img, detector, pad) for pad in PHOTO_PADS) if f]
-    if not looks:
+    best = _card_box(img, detector)
+    if best is None:
         raise TeachError(f"{path.name}: no card found in the photo")
-    best = max(looks, key=lambda d: d.score)
-    context = context_crop(img, best.quad)
+    context = context_crop(img, best.quad())
     if isinstance(card, CardId):
         out = [Example(upright(context, card, zero), card.label)]
     else:
         out = [Example(context, card)]
-    b = best.box
+    b = best
     for _ in range(60):
         if len(out) == 3:
             break
@@ -216,7 +247,16 @@ def photo_examples(path: Path, card: CardId | str, detector: Detector, zero: Rea
             continue
         other = Box(float(cx), float(cy), b.w, b.h, float(rng.uniform(0, math.pi)))
         out.append(Example(context_crop(img, other.quad()), NONE_LABEL))
-    return out
+    return out + [Example(context_crop(img, half.quad()), NONE_LABEL) for half in _halves_of(b)]
+
+
+def _halves_of(card: Box) -> list[Box]:
+    """A box across each half of the card, shaped like a card: no card. On a table the detector
+    boxes half a card so (a card printed in two halves, Attacke's, above all), and the deck
+    must not read a half turned a quarter as a card of its own (a pale half as a shield)."""
+    u = np.array([math.cos(card.angle), math.sin(card.angle)]) * card.h / 4
+    return [Box(card.cx + s * float(u[0]), card.cy + s * float(u[1]), card.w / ASPECT, card.w,
+                (card.angle + math.pi / 2) % math.pi) for s in (-1, 1)]
 
 
 # --- augmentation ------------------------------------------------------------------------------
@@ -472,8 +512,7 @@ def up_to_date(path: str | Path, names: tuple[str, ...]) -> bool:
         return False
     network = network_for(tuple(names))
     return deck.names == tuple(names) and deck.network == network and \
-        deck.digest == bundled(network).digest and (
-            deck.search >= PHOTO_SEARCH or not deck.tightrope)
+        deck.digest == bundled(network).digest and deck.search >= PHOTO_SEARCH
 
 
 def _deck_names(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
