@@ -54,9 +54,6 @@ class Photos:
                 self.inner[e.label] = _grey(card_of_context(e.image))[MARGIN:-MARGIN,
                                                                        MARGIN:-MARGIN]
 
-    def __contains__(self, name: str) -> bool:
-        return name in self.inner
-
     def nearer(self, crop: np.ndarray, card: str, rivals: Sequence[str]) -> bool:
         """Whether the upright crop (READ_W x READ_H) shows `card` rather than any of `rivals`,
         on the pixels where their photos differ. False where a photo is missing."""

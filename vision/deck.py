@@ -67,12 +67,22 @@ class Example:
     source: str = "photo"
 
 
+def crop_in_context(context: np.ndarray, scale: float, dx: float, dy: float, size: float,
+                    angle: float) -> np.ndarray:
+    """A reader crop from an example's crop shrunk by `scale`, its box moved by (dx, dy) card
+    widths, scaled by `size` and turned by `angle` radians (teach's augmentation)."""
+    img = context if scale >= 0.999 else cv2.resize(
+        context, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    h, w = img.shape[:2]
+    cw = CARD_IN_CONTEXT[0] * w / CONTEXT_SIZE[0]
+    box = Box(w / 2 + dx * cw, h / 2 + dy * cw, cw * size, cw * size * READ_H / READ_W,
+              (math.pi / 2 + angle) % math.pi)
+    return rectify(img, box.quad(), (READ_W, READ_H))
+
+
 def card_of_context(context: np.ndarray) -> np.ndarray:
     """The reader crop (READ_W x READ_H) of the card in the middle of an example's crop."""
-    h, w = context.shape[:2]
-    cw = CARD_IN_CONTEXT[0] * w / CONTEXT_SIZE[0]
-    box = Box(w / 2, h / 2, cw, cw * READ_H / READ_W, math.pi / 2)
-    return rectify(context, box.quad(), (READ_W, READ_H))
+    return crop_in_context(context, 1.0, 0.0, 0.0, 1.0, 0.0)
 
 
 @dataclass

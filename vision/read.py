@@ -226,10 +226,6 @@ class Reader:
         if deck is None and self.columns is None:
             raise ModelError(f"no bundled reader knows the cards {', '.join(names[:3])}...: "
                              "teach the deck (`teach --game`)")
-        # a Tightrope deck's photos, its last word on a read its rules leave unsure (other games'
-        # decks: not yet; with sideways examples of one design they read 69 more Attacke cards
-        # wrong, and they were not measured since teach's search was mended)
-        self.photos = Photos(deck.examples) if deck is not None and self.tightrope else None
 
     @classmethod
     def zero_shot(cls, names: tuple[str, ...] = TIGHTROPE) -> Reader:
@@ -295,6 +291,14 @@ class Reader:
                 look = self._by_photos(crops[i], taught, zero, look)
             out.append(look)
         return out
+
+    @functools.cached_property
+    def photos(self) -> Photos | None:
+        """A Tightrope deck's photos, its last word on a read its rules leave unsure (built at
+        the first such read). Other games' decks: not yet; with sideways examples of one design
+        they read 69 more Attacke cards wrong, and they were not measured since teach's search
+        was mended."""
+        return Photos(self.deck.examples) if self.deck is not None and self.tightrope else None
 
     def _by_photos(self, crop: np.ndarray, taught: Look, zero: Look, unsure: Look) -> Look:
         """The deck's best guess, sure, where its head gives it FLOOR or more, the general

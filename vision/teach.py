@@ -32,7 +32,6 @@ import cv2
 import numpy as np
 
 from vision.deck import (
-    CARD_IN_CONTEXT,
     CONTEXT,
     CONTEXT_SIZE,
     TIGHTROPE,
@@ -40,6 +39,7 @@ from vision.deck import (
     Example,
     Head,
     card_of_context,
+    crop_in_context,
 )
 from vision.detect import Detection, Detector
 from vision.geometry import ASPECT, READ_H, READ_W, Box, box_of_quad, rectify
@@ -157,19 +157,6 @@ def context_crop(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     box = box_of_quad(quad)
     wide = Box(box.cx, box.cy, box.w * CONTEXT, box.h * CONTEXT, box.angle)
     return rectify(frame, wide.quad(), CONTEXT_SIZE)
-
-
-def crop_in_context(context: np.ndarray, scale: float, dx: float, dy: float, size: float,
-                    angle: float) -> np.ndarray:
-    """A reader crop from a context crop shrunk by `scale`, its box moved by (dx, dy) card
-    widths, scaled by `size` and turned by `angle` radians."""
-    img = context if scale >= 0.999 else cv2.resize(
-        context, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    h, w = img.shape[:2]
-    cw = CARD_IN_CONTEXT[0] * w / CONTEXT_SIZE[0]
-    box = Box(w / 2 + dx * cw, h / 2 + dy * cw, cw * size, cw * size * READ_H / READ_W,
-              (math.pi / 2 + angle) % math.pi)
-    return rectify(img, box.quad(), (READ_W, READ_H))
 
 
 def upright(context: np.ndarray, card: CardId, zero: Reader) -> np.ndarray:
