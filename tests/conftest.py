@@ -110,3 +110,23 @@ def attacke_at_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     import companion.games.attacke as attacke
 
     monkeypatch.setattr(attacke, "GAME", replace(attacke.GAME, interpreter=HandEntry))
+
+
+class WhiteIsACard:
+    """A reader of an Attacke deck that sees a blue 7 in a crop that is all but white, and no
+    card elsewhere: the frame's white rectangles are the cards."""
+
+    tightrope = False
+
+    def read(self, crops):
+        from vision.read import Look
+
+        card = Reading.of_name("blue-7", 0.99, (("blue-7", 0.99),), 0.9)
+        nothing = Reading.of_name(None, 0.0, (("blue-7", 0.0),), 0.9)
+        return [Look(card, 0, 0.0) if crop.mean() > 245 else Look(nothing, 0, 1.0)
+                for crop in crops]
+
+
+@pytest.fixture
+def white_is_a_card() -> WhiteIsACard:
+    return WhiteIsACard()

@@ -164,3 +164,38 @@ def test_a_box_across_two_cards_of_a_fan_is_no_third_card():
     middle, far = _box(120, 100), _box(160, 100)
     assert across_a_pile([far], known=[left, middle]) == set()
     assert across_a_pile([middle], known=[left, right]) == {0}
+
+
+def test_a_box_across_two_overlapping_cards_gives_way_to_the_box_beside_it(white_is_a_card):
+    """Two copies of a card, the second laid half over the first, smear into one peak between
+    them whose box lies across both; the cell beside the peak boxes the card on top."""
+    from vision.detect import Detection
+    from vision.recognize import look_beside
+
+    frame = np.zeros((300, 600, 3), np.uint8)
+    cv2.rectangle(frame, (326, 51), (406, 173), (255, 255, 255), -1)  # the card on top
+    under = Box(416, 112, 73, 113, math.pi / 2)  # the card beneath: boxed on its own
+    smeared = Detection(Box(382, 125, 87, 130, math.pi), 0.44, beside=(
+        Box(381, 122, 88, 131, math.pi),     # the peak's own box again: not read twice
+        Box(409, 111, 79, 121, math.pi / 2),  # the card beneath again: a card already boxed
+        Box(366, 112, 80, 122, math.pi / 2)))  # the card on top
+    found = look_beside(frame, white_is_a_card, smeared, [under.quad()])
+    assert found is not None
+    det, look = found
+    assert (det.box.cx, det.box.cy, look.reading.label) == (366, 112, "blue-7")
+    assert look_beside(frame, white_is_a_card, Detection(smeared.box, 0.44), []) is None
+
+
+def test_two_copies_of_a_card_overlapping_are_two_cards_in_a_deck_with_copies():
+    from vision.detect import Detection
+    from vision.read import Look
+    from vision.recognize import decide
+
+    seven = Reading.of_name("blue-7", 0.99, (("blue-7", 0.99),), 0.9)
+    top, beneath = Box(366, 112, 80, 122, math.pi / 2), Box(416, 112, 80, 122, math.pi / 2)
+    found = [Detection(top, 0.4), Detection(beneath, 0.6)]
+    looks = [Look(seven, 0, 0.0), Look(seven, 0, 0.0)]
+    assert len(decide(found, looks, unique=False)) == 2
+    assert len(decide(found, looks, unique=True)) == 1  # Tightrope: one card of each name
+    half = Box(366, 140, 80, 61, 0.0)  # a box on half of the card on top, read as it
+    assert len(decide(found[:1] + [Detection(half, 0.3)], looks, unique=False)) == 1

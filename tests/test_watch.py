@@ -227,3 +227,25 @@ def test_a_card_covered_by_one_the_detector_misses_is_not_taken_away(reader):
     assert _run(w, [over] * 12) == []
     assert [o.reading.card.label for o in w.cards()] == ["number-32"]
     assert [e[1:3] for e in _run(w, [bare] * 8)] == [("removed", "number-32")]
+
+
+def test_a_copy_laid_half_over_its_twin_is_seen_though_its_peak_boxes_both(white_is_a_card):
+    """Two copies of an Attacke card, the second half over the first: the detector's peak for
+    the second lies between them, its box across both. The box beside the peak that reads as a
+    card is the second card, and it keeps that box while it lies still."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    class Smeared:
+        def find(self, frame):
+            return [Detection(Box(416, 112, 73, 113, np.pi / 2), 0.6),  # the card beneath
+                    Detection(Box(382, 125, 87, 130, np.pi), 0.44,
+                              beside=(Box(366, 112, 80, 122, np.pi / 2),))]
+
+    frame = np.zeros((300, 600, 3), np.uint8)
+    cv2.rectangle(frame, (380, 56), (452, 168), (250, 250, 250), -1)  # the card beneath
+    cv2.rectangle(frame, (326, 51), (406, 173), (255, 255, 255), -1)  # the card on top
+    w = TableWatcher(None, white_is_a_card, fps=10.0, detector=Smeared())  # type: ignore
+    appeared = [e for e in _run(w, [frame] * 12) if e[1] == "appeared"]
+    assert len(appeared) == 2
+    assert sorted(round(o.center[0]) for o in w.cards()) == [366, 416]

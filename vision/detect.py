@@ -42,10 +42,32 @@ def check_frame(frame: object) -> np.ndarray:
 class Detection:
     box: Box          # frame px
     score: float      # the centre's peak, 0..1
+    # the boxes the cells beside the peak give, likelier first: two cards overlapping smear into
+    # one peak between them, whose own box may lie across both while a cell beside fits one
+    beside: tuple[Box, ...] = ()
 
     @property
     def quad(self) -> np.ndarray:
         return self.box.quad()
+
+
+def peaks(heat: np.ndarray, threshold: float) -> list[tuple[int, int]]:
+    """The grid cells (y, x) of the peaks of the `heat` map at `threshold` or more, likelier
+    first."""
+    found = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    ys, xs = np.nonzero(found)
+    order = np.argsort(-heat[ys, xs])[:MAX_CARDS]
+    return [(int(ys[i]), int(xs[i])) for i in order]
+
+
+def box_at(maps: np.ndarray, y: int, x: int, scale: float = 1.0) -> Box:
+    """The box that cell (y, x) of one (7, H, W) output gives: offset x/y, log w, log h,
+    cos 2a, sin 2a (frame px = input px * `scale`)."""
+    stride = 4.0 * scale
+    ox, oy = 1.0 / (1.0 + np.exp(-maps[1:3, y, x]))
+    w, h = np.exp(maps[3:5, y, x]) * stride
+    angle = (math.atan2(float(maps[6, y, x]), float(maps[5, y, x])) / 2) % math.pi
+    return Box((x + float(ox)) * stride, (y + float(oy)) * stride, float(w), float(h), angle)
 
 
 def decode(maps: np.ndarray, threshold: float, scale: float = 1.0, rows: int | None = None
@@ -53,22 +75,26 @@ def decode(maps: np.ndarray, threshold: float, scale: float = 1.0, rows: int | N
     """Boxes (frame px = input px * `scale`) and scores of the peaks above `threshold` in one
     (7, H, W) output: heat, offset x/y, log w, log h, cos 2a, sin 2a. `rows`: grid rows that
     show the frame (the rest is padding)."""
+    heat = _heat(maps, rows)
+    return [(box_at(maps, y, x, scale), float(heat[y, x])) for y, x in peaks(heat, threshold)]
+
+
+def beside(maps: np.ndarray, heat: np.ndarray, y: int, x: int, threshold: float,
+           scale: float = 1.0) -> tuple[Box, ...]:
+    """The boxes of the cells around peak (y, x) whose `heat` reaches `threshold`, likelier
+    first."""
+    cells = [(float(heat[j, i]), j, i) for j in range(max(0, y - 1), min(heat.shape[0], y + 2))
+             for i in range(max(0, x - 1), min(heat.shape[1], x + 2))
+             if (j, i) != (y, x) and heat[j, i] >= threshold]
+    return tuple(box_at(maps, j, i, scale) for _, j, i in sorted(cells, reverse=True))
+
+
+def _heat(maps: np.ndarray, rows: int | None) -> np.ndarray:
+    """How likely a card's centre lies in each cell; none in the padding below `rows`."""
     heat = 1.0 / (1.0 + np.exp(-maps[0]))
     if rows is not None:
         heat[rows:] = 0.0
-    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
-    ys, xs = np.nonzero(peaks)
-    order = np.argsort(-heat[ys, xs])[:MAX_CARDS]
-    stride = 4.0 * scale
-    out = []
-    for i in order:
-        y, x = int(ys[i]), int(xs[i])
-        ox, oy = 1.0 / (1.0 + np.exp(-maps[1:3, y, x]))
-        w, h = np.exp(maps[3:5, y, x]) * stride
-        angle = (math.atan2(float(maps[6, y, x]), float(maps[5, y, x])) / 2) % math.pi
-        out.append((Box((x + float(ox)) * stride, (y + float(oy)) * stride, float(w), float(h),
-                        angle), float(heat[y, x])))
-    return out
+    return heat
 
 
 class Detector:
@@ -91,5 +117,7 @@ class Detector:
         padded = np.zeros((pad_h, INPUT_WIDTH, 3), np.uint8)
         padded[:small_h] = small
         maps = self.network.run(normalise(padded[None], self.mean, self.std))[0][0]
-        boxes = decode(maps, self.threshold, scale, rows=-(-small_h // 4))
-        return [Detection(box, score) for box, score in boxes]
+        heat = _heat(maps, rows=-(-small_h // 4))
+        return [Detection(box_at(maps, y, x, scale), float(heat[y, x]),
+                          beside(maps, heat, y, x, self.threshold, scale))
+                for y, x in peaks(heat, self.threshold)]

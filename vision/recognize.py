@@ -25,6 +25,8 @@ NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no ca
 PART_OF = 0.7       # an unsure box this much inside surely read cards is a part of them
 SMALLER = 0.8       # ... and a box of less than this card's area this much inside it, too
 PILE = 0.9          # a surely read box this much inside other surely read cards lies across them
+BESIDE = 3          # boxes beside a peak read when its own box shows no card
+ITS_OWN = 0.8       # ... each of them boxing less than this much (IoU) like one read before
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,29 @@ def distinct(found: list[Detection]) -> list[Detection]:
         if all(iou(d.quad, k.quad) <= SAME_BOX for k in kept):
             kept.append(d)
     return kept
+
+
+def look_beside(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray]
+                ) -> tuple[Detection, Look] | None:
+    """A box whose own read shows no card, looked at again: the first box beside its peak
+    (`Detection.beside`) read surely as a card, that boxes no card already boxed (`taken`:
+    IoU over SAME_BOX). Two cards overlapping smear into one peak between them, whose box lies
+    across both; a cell beside it boxes the card on top."""
+    tried = [det.quad]
+    boxes = []
+    for box in det.beside:
+        quad = box.quad()
+        if all(iou(quad, q) <= ITS_OWN for q in tried) and \
+                all(iou(quad, q) <= SAME_BOX for q in taken):
+            boxes.append(box)
+            tried.append(quad)
+    boxes = boxes[:BESIDE]
+    if not boxes:
+        return None
+    looks = reader.read([rectify(frame, b.quad()) for b in boxes])
+    return next(((Detection(b, det.score, det.beside), look)
+                 for b, look in zip(boxes, looks, strict=True)
+                 if look.reading.sure and look.no_card < NOT_A_CARD), None)
 
 
 def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -> bool:
@@ -83,9 +108,11 @@ def across_a_pile(quads: list[np.ndarray], known: Sequence[np.ndarray] = ()) -> 
         out.add(worst)
 
 
-def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
+def decide(found: list[Detection], looks: list[Look], unique: bool = True) -> list[Seen]:
     """The cards of a frame from its boxes and their reads: no-card boxes dropped, a card read
-    twice kept once (the surer read)."""
+    twice kept once (the surer read). `unique`: the deck holds one card of each name (Tightrope's),
+    so one name read twice near each other is one card (both halves of a scoring card boxed); in
+    a deck with copies (Attacke's), only where one box lies in the other."""
     seen: list[Seen] = []
     order = sorted(range(len(found)), key=lambda i: -looks[i].reading.confidence)
     sure_at = [i for i in order if looks[i].reading.sure and looks[i].no_card < NOT_A_CARD]
@@ -101,7 +128,9 @@ def decide(found: list[Detection], looks: list[Look]) -> list[Seen]:
         if s.reading.sure and any(
                 k.reading.label == s.reading.label
                 and float(np.hypot(k.center[0] - s.center[0], k.center[1] - s.center[1]))
-                < SAME_CARD * k.width for k in seen):
+                < SAME_CARD * k.width
+                and (unique or max(covered(s.quad, [k.quad]), covered(k.quad, [s.quad])) >= PART_OF)
+                for k in seen):
             continue
         seen.append(s)
     return seen
@@ -111,7 +140,12 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
     """The cards in one frame."""
     found = distinct((detector or Detector()).find(frame))
     looks = reader.read([rectify(frame, d.quad) for d in found])
-    return decide(found, looks)
+    for i, look in enumerate(looks):
+        if look.no_card >= NOT_A_CARD:
+            taken = [d.quad for k, d in enumerate(found) if k != i and
+                     looks[k].no_card < NOT_A_CARD]
+            found[i], looks[i] = look_beside(frame, reader, found[i], taken) or (found[i], look)
+    return decide(found, looks, unique=reader.tightrope)
 
 
 def as_json(seen: Seen, label: bool = False) -> dict:

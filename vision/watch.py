@@ -28,9 +28,9 @@ import cv2
 import numpy as np
 
 from vision.detect import Detection, Detector, check_frame
-from vision.geometry import card_width, covered, rectify, turned
+from vision.geometry import card_width, covered, iou, rectify, turned
 from vision.read import Look, Reader
-from vision.recognize import NOT_A_CARD, across_a_pile, distinct, part_of_a_card
+from vision.recognize import NOT_A_CARD, across_a_pile, distinct, look_beside, part_of_a_card
 from vision.types import Change, Observation, Reading
 from vision.zones import Zones, as_zones
 
@@ -158,6 +158,7 @@ class TableWatcher:
         found = distinct(self.detector.find(frame))
         for det, track in zip(found, self._match(found), strict=True):
             if track is not None:
+                det = _steady(det, track.det)
                 seen.add(id(track))
                 track.missing = 0
             if self._moved_over(det, motion):
@@ -178,6 +179,9 @@ class TableWatcher:
         looks = self.reader.read([rectify(frame, d.quad) for d, _ in batch])
         self.stats["reads"] += len(batch)
         for (det, track), look in zip(batch, looks, strict=True):
+            if look.no_card >= NOT_A_CARD and track is None:
+                taken = [d.quad for d in found if d is not det] + [t.det.quad for t in self._tracks]
+                det, look = look_beside(frame, self.reader, det, taken) or (det, look)
             if look.no_card >= NOT_A_CARD:
                 continue
             if track is not None and self._laid_over(track, det, look):
@@ -335,6 +339,16 @@ class TableWatcher:
 
     def _zone(self, center: tuple[float, float]) -> int | str | None:
         return self.zones.zone_of(center) if self.zones is not None else None
+
+
+def _steady(det: Detection, known: Detection) -> Detection:
+    """The box of `det` (its peak's or one beside it) most like the card's box `known`: a card
+    first boxed by a cell beside a smeared peak keeps that box while it lies still."""
+    boxes = (det.box, *det.beside)
+    if len(boxes) == 1:
+        return det
+    best = max(boxes, key=lambda b: iou(b.quad(), known.quad))
+    return det if best is det.box else Detection(best, det.score, det.beside)
 
 
 class _Thumb(NamedTuple):
