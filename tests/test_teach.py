@@ -204,3 +204,35 @@ def test_a_deck_of_corrections_alone_is_removed_when_they_are_forgotten(tmp_path
     assert out.is_file() and used == [out]
     lessons.forget().join()
     assert not out.exists() and used == [out, None]  # the zero-shot reader reads again
+
+
+def _zero_photo(colour: tuple[int, int, int], turned: bool = False) -> np.ndarray:
+    """An example's crop of a zero: its top half in `colour` with a ring, its bottom half blank."""
+    from vision.deck import CARD_IN_CONTEXT, CONTEXT_SIZE
+
+    (cw, ch), (w, h) = CARD_IN_CONTEXT, CONTEXT_SIZE
+    context = np.full((h, w, 3), (60, 110, 150), np.uint8)  # a wooden table
+    x0, y0 = (w - cw) // 2, (h - ch) // 2
+    context[y0:y0 + ch, x0:x0 + cw] = 235
+    context[y0:y0 + ch // 2, x0:x0 + cw] = colour
+    cv2.ellipse(context, (w // 2, y0 + ch // 4), (cw // 6, ch // 8), 0, 0, 360, (235,) * 3, 6)
+    return np.ascontiguousarray(context[::-1, ::-1]) if turned else context
+
+
+def test_a_red_zero_and_a_blue_one_alike_in_grey_are_told_apart_by_their_colours():
+    """A deck's blue zero, turned round, prints as its red zero does in grey; their colours
+    tell them apart. Two photos alike in colour too are never told apart."""
+    from vision.compare import Photos
+    from vision.deck import Example, card_of_context
+
+    red, blue = (60, 40, 200), (200, 104, 20)  # BGR, the same grey level
+    photos = Photos([Example(_zero_photo(red), "scoring-0-red"),
+                     Example(_zero_photo(blue, turned=True), "scoring-0-blue")])
+    red_crop = card_of_context(_zero_photo(red))
+    blue_crop = card_of_context(_zero_photo(blue, turned=True))  # upright as its photo
+    assert photos.nearer(red_crop, "scoring-0-red", ["scoring-0-blue"])
+    assert not photos.nearer(red_crop, "scoring-0-blue", ["scoring-0-red"])
+    assert photos.nearer(blue_crop, "scoring-0-blue", ["scoring-0-red"])
+    twins = Photos([Example(_zero_photo(red), "scoring-0-red"),
+                    Example(_zero_photo(red, turned=True), "scoring-0-blue")])
+    assert not twins.nearer(red_crop, "scoring-0-red", ["scoring-0-blue"])

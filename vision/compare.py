@@ -6,8 +6,9 @@ hidden or under glare. The photos are the deck itself: a crop of the 17 lies nea
 the 17 than of the 11 on the very pixels where those two photos differ, whatever the typeface.
 `Photos.nearer` asks that of a read card against each rival (either way up: a 6 turned round is
 a rival of a 9), where the crop looks like the card's photo overall (not half hidden). Two cards
-whose photos hardly differ (a 6 and a 9 on a deck that prints them alike, turned round) cannot
-be told apart this way, and the answer is no.
+whose photos print alike in grey are told apart by their colours (a red zero and a blue one,
+turned round); where those are alike too (a 6 and a 9 on a deck that prints them alike, turned
+round), they cannot be told apart this way, and the answer is no.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Sequence
 import cv2
 import numpy as np
 
+from vision.colour import colour_features
 from vision.deck import Example, card_of_context
 
 MARGIN = 10       # px of a photo's edge left out: its box or the crop's may be off by that much
@@ -33,6 +35,7 @@ RATIO = 0.7
 # rival's photo than from its own. The calib designs' right reads of that kind: 5 % below 0.81,
 # median 0.95; their wrong reads 0.11 to 0.71.
 FIT = 0.8
+COLOURS_DIFFER = 1.0  # two photos alike in grey differ in colour this far (colour_features)
 
 
 def _grey(crop: np.ndarray) -> np.ndarray:
@@ -49,10 +52,12 @@ class Photos:
 
     def __init__(self, examples: Iterable[Example]) -> None:
         self.inner: dict[str, np.ndarray] = {}
+        self.colours: dict[str, np.ndarray] = {}
         for e in examples:
             if e.source == "photo" and e.label not in self.inner:
-                self.inner[e.label] = _grey(card_of_context(e.image))[MARGIN:-MARGIN,
-                                                                       MARGIN:-MARGIN]
+                card = card_of_context(e.image)
+                self.inner[e.label] = _grey(card)[MARGIN:-MARGIN, MARGIN:-MARGIN]
+                self.colours[e.label] = colour_features(card[None])[0]
 
     def nearer(self, crop: np.ndarray, card: str, rivals: Sequence[str]) -> bool:
         """Whether the upright crop (READ_W x READ_H) shows `card` rather than any of `rivals`,
@@ -64,9 +69,14 @@ class Photos:
         lies = ~np.isnan(mine)
         if float((_standard(grey[lies]) * mine[lies]).mean()) < FIT:
             return False
+        colours = colour_features(crop[None])[0]
         for rival in rivals:
             for theirs in (self.inner[rival], self.inner[rival][::-1, ::-1]):
-                if not _nearer(grey, mine, _placed(grey, theirs)):
+                placed = _placed(grey, theirs)
+                if _alike(mine, placed):
+                    if not _nearer_in_colour(colours, self.colours[card], self.colours[rival]):
+                        return False
+                elif not _nearer(grey, mine, placed):
                     return False
         return True
 
@@ -84,10 +94,29 @@ def _placed(grey: np.ndarray, inner: np.ndarray) -> np.ndarray:
     return out
 
 
-def _nearer(grey: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> bool:
+def _differ(mine: np.ndarray, theirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(where both photos lie, where they differ) as masks."""
     both = ~np.isnan(mine) & ~np.isnan(theirs)
     differ = both.copy()
     differ[both] = np.abs(mine[both] - theirs[both]) > DIFFER
+    return both, differ
+
+
+def _alike(mine: np.ndarray, theirs: np.ndarray) -> bool:
+    """Two photos that print alike in grey."""
+    return int(_differ(mine, theirs)[1].sum()) < MIN_PIXELS
+
+
+def _nearer_in_colour(crop: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> bool:
+    """Whether the crop's colours lie nearer the card's photo's than the rival's, by RATIO, the
+    two photos' colours COLOURS_DIFFER apart or more."""
+    if float(np.linalg.norm(mine - theirs)) < COLOURS_DIFFER:
+        return False
+    return float(np.linalg.norm(crop - mine)) < RATIO * float(np.linalg.norm(crop - theirs))
+
+
+def _nearer(grey: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> bool:
+    both, differ = _differ(mine, theirs)
     if int(differ.sum()) < MIN_PIXELS:
         return False
     seen = _standard(grey[both])  # the crop where both photos lie, standardised

@@ -32,9 +32,9 @@ import math
 from pathlib import Path
 from typing import NamedTuple
 
-import cv2
 import numpy as np
 
+from vision.colour import colour_features
 from vision.compare import Photos
 from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head
 from vision.geometry import READ_H, READ_W
@@ -75,30 +75,6 @@ class Look(NamedTuple):
     reading: Reading
     turns: int
     no_card: float
-
-
-HUE_BINS = 12        # colour features: a hue histogram of the crop's coloured pixels
-COLOURED = (60, 50)  # ... pixels at least this saturated and this bright (OpenCV HSV, 0..255)
-COLOUR_WEIGHT = 6.0  # ... scaled to weigh against the 128-d embedding (norm about 13)
-
-
-def colour_features(crops: np.ndarray) -> np.ndarray:
-    """(n, HUE_BINS + 1): the square root of each hue's share of the crop's pixels (coloured
-    pixels only, weighted by saturation; soft bins round the hue circle) and of the coloured
-    share, times COLOUR_WEIGHT. The same for a crop turned round."""
-    hsv = np.stack([cv2.cvtColor(c, cv2.COLOR_BGR2HSV_FULL) for c in crops]).astype(np.float32)
-    h, sat, val = hsv[..., 0] * (HUE_BINS / 256.0), hsv[..., 1], hsv[..., 2]
-    weight = np.where((sat >= COLOURED[0]) & (val >= COLOURED[1]), sat / 255.0, 0.0)
-    lo = np.floor(h - 0.5)
-    frac = h - 0.5 - lo
-    n, pixels = len(crops), float(h.shape[1] * h.shape[2])
-    hist = np.zeros((n, HUE_BINS), np.float32)
-    rows = np.repeat(np.arange(n), h.shape[1] * h.shape[2])
-    for b, share in ((lo, 1.0 - frac), (lo + 1, frac)):
-        np.add.at(hist, (rows, (b.astype(np.int64) % HUE_BINS).ravel()),
-                  (weight * share).ravel())
-    out = np.concatenate([hist, hist.sum(axis=1, keepdims=True)], axis=1) / pixels
-    return (COLOUR_WEIGHT * np.sqrt(out)).astype(np.float32)
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -308,9 +284,8 @@ class Reader:
         if self.photos is None or not t.named or t.named[0][1] < FLOOR:
             return unsure
         best = t.named[0][0]
-        if zero.reading.label not in (None, best) or (t.candidates and t.candidates[0][0].value
-                                                      == 0):
-            return unsure  # a zero is half blank, as is any card half under a white one
+        if zero.reading.label not in (None, best):
+            return unsure
         upright = crop if taught.turns == 0 else crop[::-1, ::-1]
         if not self.photos.nearer(upright, best, [name for name, _ in t.named[1:]]):
             return unsure

@@ -16,7 +16,7 @@ Any game's deck: given its card names (`names`, from the application: vision kno
 folder holds `card-<name>.png` for each, and the head has 2 classes a name and "no card". The
 general reader knows none of those classes, so nothing is taken from it but its embedding and
 its "no card" class: the photo is taken as upright (the user lays the card the right way up),
-the head reads the crop's colours too (vision.read.colour_features), and it starts from zero
+the head reads the crop's colours too (vision.colour), and it starts from zero
 weights for the deck's cards, pulled back towards them (`foreign_prior`; measured against a start
 at the crops' class means, docs/teach.md).
 """
@@ -31,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.colour import HUE_BINS, colour_features
 from vision.deck import (
     CONTEXT,
     CONTEXT_SIZE,
@@ -46,11 +47,9 @@ from vision.geometry import ASPECT, READ_H, READ_W, Box, box_of_quad, rectify
 from vision.network import ModelError, bundled
 from vision.read import (
     GAMES_NETWORK,
-    HUE_BINS,
     REJECT,
     Reader,
     _zero_shot_head,
-    colour_features,
     columns_of,
     fit_temperature,
     network_for,
