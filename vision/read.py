@@ -270,11 +270,10 @@ class Reader:
 
     @functools.cached_property
     def photos(self) -> Photos | None:
-        """A Tightrope deck's photos, its last word on a read its rules leave unsure (built at
-        the first such read). Other games' decks: not yet; with sideways examples of one design
-        they read 69 more Attacke cards wrong, and they were not measured since teach's search
-        was mended."""
-        return Photos(self.deck.examples) if self.deck is not None and self.tightrope else None
+        """The deck's photos, its last word on a read its rules leave unsure (built at the first
+        such read). Any game's deck: since teach's search was mended (PHOTO_SEARCH 3) they read
+        Attacke's calib designs 95.5 % right (94.7 % without), with no new wrong read."""
+        return Photos(self.deck.examples) if self.deck is not None else None
 
     def _by_photos(self, crop: np.ndarray, taught: Look, zero: Look, unsure: Look) -> Look:
         """The deck's best guess, sure, where its head gives it FLOOR or more, the general
