@@ -80,3 +80,13 @@ def test_covered_measures_a_box_against_the_union_of_cards():
     assert covered(box, [left]) == pytest.approx(0.5, abs=0.05)
     assert covered(box, [left, right]) == pytest.approx(1.0, abs=0.05)
     assert covered(box, [box + 1000]) == 0.0
+
+
+def test_a_card_is_one_of_the_two_wholes_of_each_of_its_halves():
+    card = Box(300, 200, 80, 80 * 1.54, 1.2)
+    for half in card.halves():
+        assert half.w * half.h == pytest.approx(card.w * card.h / 1.54 ** 2, rel=0.01)
+        assert max(iou(whole.quad(), card.quad()) for whole in half.wholes()) > 0.99
+        # the other reaches the other way: half of it on the card
+        assert min(iou(whole.quad(), card.quad()) for whole in half.wholes()) == \
+            pytest.approx(1 / 3, abs=0.01)

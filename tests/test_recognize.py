@@ -199,3 +199,20 @@ def test_two_copies_of_a_card_overlapping_are_two_cards_in_a_deck_with_copies():
     assert len(decide(found, looks, unique=True)) == 1  # Tightrope: one card of each name
     half = Box(366, 140, 80, 61, 0.0)  # a box on half of the card on top, read as it
     assert len(decide(found[:1] + [Detection(half, 0.3)], looks, unique=False)) == 1
+
+
+def test_a_box_on_half_a_card_gives_way_to_the_whole_card(white_is_a_card):
+    """Of a card printed in two halves the detector may box one half, lying across: the card
+    it is half of, reaching either way, is read instead; never one that holds a card boxed."""
+    from vision.detect import Detection
+    from vision.recognize import look_beside
+
+    frame = np.zeros((400, 400, 3), np.uint8)
+    card = Box(200, 200, 80, 123, math.pi / 2)  # upright
+    cv2.fillConvexPoly(frame, card.quad().astype(np.int32), (255, 255, 255))
+    top_half = card.halves()[0]
+    found = look_beside(frame, white_is_a_card, Detection(top_half, 0.5), [])
+    assert found is not None
+    assert (round(found[0].box.cx), round(found[0].box.cy)) == (200, 200)
+    inside = Box(200, 230, 40, 60, math.pi / 2)  # a card boxed where the whole would lie
+    assert look_beside(frame, white_is_a_card, Detection(top_half, 0.5), [inside.quad()]) is None

@@ -222,7 +222,6 @@ def test_half_a_card_boxed_across_is_no_card_to_a_taught_deck(taught, design):
     from vision.geometry import box_of_quad, rectify
     from vision.sim.faces import Printed
     from vision.sim.scene import Placement
-    from vision.teach import _halves_of
 
     reader = Reader.from_deck(taught[0])
     for name in ("green-5", "yellow-2", "blue-7", "red-3"):
@@ -230,7 +229,7 @@ def test_half_a_card_boxed_across_is_no_card_to_a_taught_deck(taught, design):
                                     Conditions(table="wood_light"), size=(1280, 720), seed=3)
         whole = reader.read([rectify(frame, truth[0].corners)])[0]
         assert whole.reading.label == name
-        for half in _halves_of(box_of_quad(truth[0].corners)):
+        for half in box_of_quad(truth[0].corners).halves():
             look = reader.read([rectify(frame, half.quad())])[0]
             assert look.no_card >= 0.5 or look.reading.label is None, (name, look)
 

@@ -52,6 +52,24 @@ class Box:
         """The same box in a frame scaled by s."""
         return Box(self.cx * s, self.cy * s, self.w * s, self.h * s, self.angle)
 
+    def halves(self) -> tuple[Box, Box]:
+        """A box lying across each half of this card, shaped like a card: how the detector
+        boxes half a card printed in two halves (Attacke's) on a table."""
+        u = np.array([math.cos(self.angle), math.sin(self.angle)]) * self.h / 4
+        return self._pair(u, self.w / ASPECT, self.w)
+
+    def wholes(self) -> tuple[Box, Box]:
+        """The two cards (reaching either way) of which this box, lying across, is a half."""
+        card_h = self.h * ASPECT
+        u = np.array([-math.sin(self.angle), math.cos(self.angle)]) * card_h / 4
+        return self._pair(u, self.h, card_h)
+
+    def _pair(self, u: np.ndarray, w: float, h: float) -> tuple[Box, Box]:
+        """Two boxes w x h lying across this one, their centres this one's -u and +u."""
+        angle = (self.angle + math.pi / 2) % math.pi
+        return (Box(self.cx - float(u[0]), self.cy - float(u[1]), w, h, angle),
+                Box(self.cx + float(u[0]), self.cy + float(u[1]), w, h, angle))
+
 
 def box_of_quad(quad: np.ndarray) -> Box:
     """The oriented box that best fits four corners (any order around the card)."""

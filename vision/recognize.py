@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Detection, Detector
-from vision.geometry import covered, iou, rectify, turned
+from vision.geometry import Box, covered, iou, rectify, turned
 from vision.read import Look, Reader
 from vision.types import Reading
 
@@ -25,7 +25,7 @@ NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no ca
 PART_OF = 0.7       # an unsure box this much inside surely read cards is a part of them
 SMALLER = 0.8       # ... and a box of less than this card's area this much inside it, too
 PILE = 0.9          # a surely read box this much inside other surely read cards lies across them
-BESIDE = 3          # boxes beside a peak read when its own box shows no card
+BESIDE = 3          # boxes beside a peak read (at most) when its own box shows no card
 ITS_OWN = 0.8       # ... each of them boxing less than this much (IoU) like one read before
 
 
@@ -58,25 +58,32 @@ def distinct(found: list[Detection]) -> list[Detection]:
 
 def look_beside(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray]
                 ) -> tuple[Detection, Look] | None:
-    """A box whose own read shows no card, looked at again: the first box beside its peak
-    (`Detection.beside`) read surely as a card, that boxes no card already boxed (`taken`:
-    IoU over SAME_BOX). Two cards overlapping smear into one peak between them, whose box lies
-    across both; a cell beside it boxes the card on top."""
+    """A box whose own read shows no card, looked at again: the first of the boxes beside its
+    peak (`Detection.beside`) and the two cards it may be half of (`Box.wholes`) read surely as
+    a card, that boxes no card already boxed (`taken`: IoU over SAME_BOX), and neither lies on
+    them nor holds one of them (PART_OF covered: a box across two cards). Two cards overlapping
+    smear into one peak between them, whose box lies across both, while a cell beside it boxes
+    the card on top; and of a card printed in two halves (Attacke's) the detector may box one
+    half only, lying across."""
     tried = [det.quad]
-    boxes = []
-    for box in det.beside:
+    boxes: list[Box] = []
+    for box in (*det.beside[:BESIDE], *det.box.wholes()):
         quad = box.quad()
-        if all(iou(quad, q) <= ITS_OWN for q in tried) and \
-                all(iou(quad, q) <= SAME_BOX for q in taken):
+        if all(iou(quad, q) <= ITS_OWN for q in tried) and _apart(quad, taken):
             boxes.append(box)
             tried.append(quad)
-    boxes = boxes[:BESIDE]
     if not boxes:
         return None
     looks = reader.read([rectify(frame, b.quad()) for b in boxes])
     return next(((Detection(b, det.score, det.beside), look)
                  for b, look in zip(boxes, looks, strict=True)
                  if look.reading.sure and look.no_card < NOT_A_CARD), None)
+
+
+def _apart(quad: np.ndarray, taken: Sequence[np.ndarray]) -> bool:
+    """A box that is no box of the cards `taken`, lies not on them, and holds none of them."""
+    return all(iou(quad, q) <= SAME_BOX and covered(q, [quad]) < PART_OF for q in taken) and \
+        covered(quad, list(taken)) < PART_OF
 
 
 def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -> bool:

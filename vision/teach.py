@@ -43,7 +43,7 @@ from vision.deck import (
     crop_in_context,
 )
 from vision.detect import Detection, Detector
-from vision.geometry import ASPECT, READ_H, READ_W, Box, box_of_quad, rectify
+from vision.geometry import READ_H, READ_W, Box, box_of_quad, rectify
 from vision.network import ModelError, bundled
 from vision.read import (
     GAMES_NETWORK,
@@ -233,16 +233,7 @@ def photo_examples(path: Path, card: CardId | str, detector: Detector, zero: Rea
             continue
         other = Box(float(cx), float(cy), b.w, b.h, float(rng.uniform(0, math.pi)))
         out.append(Example(context_crop(img, other.quad()), NONE_LABEL))
-    return out + [Example(context_crop(img, half.quad()), NONE_LABEL) for half in _halves_of(b)]
-
-
-def _halves_of(card: Box) -> list[Box]:
-    """A box across each half of the card, shaped like a card: no card. On a table the detector
-    boxes half a card so (a card printed in two halves, Attacke's, above all), and the deck
-    must not read a half turned a quarter as a card of its own (a pale half as a shield)."""
-    u = np.array([math.cos(card.angle), math.sin(card.angle)]) * card.h / 4
-    return [Box(card.cx + s * float(u[0]), card.cy + s * float(u[1]), card.w / ASPECT, card.w,
-                (card.angle + math.pi / 2) % math.pi) for s in (-1, 1)]
+    return out + [Example(context_crop(img, half.quad()), NONE_LABEL) for half in b.halves()]
 
 
 # --- augmentation ------------------------------------------------------------------------------
