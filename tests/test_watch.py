@@ -249,3 +249,33 @@ def test_a_copy_laid_half_over_its_twin_is_seen_though_its_peak_boxes_both(white
     appeared = [e for e in _run(w, [frame] * 12) if e[1] == "appeared"]
     assert len(appeared) == 2
     assert sorted(round(o.center[0]) for o in w.cards()) == [366, 416]
+
+
+def test_a_card_whose_detector_boxes_half_of_it_is_seen_whole():
+    """The detector boxes half of a card printed in two halves, lying across: the card it is
+    half of is read, committed, and kept while it lies still."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    card = Box(200, 200, 80, 123, np.pi / 2)
+    knight = Reading.of_name("red-3", 0.99, (("red-3", 0.99),), 0.9)
+    nothing = Reading.of_name(None, 0.0, (("red-3", 0.0),), 0.9)
+
+    class Halved:
+        def find(self, frame):
+            return [Detection(card.halves()[0], 0.5)]
+
+    class TwoHalves:  # reads the card white above, grey below; a half of it is no card
+        tightrope = False
+
+        def read(self, crops):
+            return [Look(knight, 0, 0.0) if c[:40].mean() > 250 and 225 < c[56:].mean() < 245
+                    else Look(nothing, 0, 1.0) for c in crops]
+
+    frame = np.zeros((400, 400, 3), np.uint8)
+    cv2.fillConvexPoly(frame, card.quad().astype(np.int32), (235, 235, 235))
+    cv2.fillConvexPoly(frame, card.halves()[0].quad().astype(np.int32), (255, 255, 255))
+    w = TableWatcher(None, TwoHalves(), fps=10.0, detector=Halved())  # type: ignore
+    appeared = [e for e in _run(w, [frame] * 12) if e[1] == "appeared"]
+    assert len(appeared) == 1
+    assert [tuple(round(v) for v in o.center) for o in w.cards()] == [(200, 200)]

@@ -224,15 +224,17 @@ class TableWatcher:
             t.across = id(t) in across
 
     def _match(self, found: list[Detection]) -> list[_Track | None]:
-        """Each box's track: the closest pairs first, each within MATCH card widths (a card
-        laid half over another, in a fan, does not take the track of the card beneath when
-        that card's own box is found nearer to it)."""
+        """Each box's track: the closest pairs first, each within MATCH card widths (the wider
+        of the box and the card: a half of the card, boxed, is that card), so that a card laid
+        half over another, in a fan, does not take the track of the card beneath when that
+        card's own box is found nearer to it."""
         pairs = sorted((math.hypot(t.center[0] - det.box.cx, t.center[1] - det.box.cy), i, k)
                        for i, det in enumerate(found) for k, t in enumerate(self._tracks))
         out: list[_Track | None] = [None] * len(found)
         taken: set[int] = set()
         for d, i, k in pairs:
-            if d < MATCH * found[i].box.w and out[i] is None and k not in taken:
+            width = max(found[i].box.w, self._tracks[k].det.box.w)
+            if d < MATCH * width and out[i] is None and k not in taken:
                 out[i] = self._tracks[k]
                 taken.add(k)
         return out
@@ -342,12 +344,10 @@ class TableWatcher:
 
 
 def _steady(det: Detection, known: Detection) -> Detection:
-    """The box of `det` (its peak's or one beside it) most like the card's box `known`: a card
-    first boxed by a cell beside a smeared peak keeps that box while it lies still."""
-    boxes = (det.box, *det.beside)
-    if len(boxes) == 1:
-        return det
-    best = max(boxes, key=lambda b: iou(b.quad(), known.quad))
+    """The box `det` may stand for most like the card's box `known`: a card first read from a
+    box beside a smeared peak, or as the whole of a half boxed, keeps that box while it lies
+    still."""
+    best = max((det.box, *det.beside, *det.box.wholes()), key=lambda b: iou(b.quad(), known.quad))
     return det if best is det.box else Detection(best, det.score, det.beside)
 
 
