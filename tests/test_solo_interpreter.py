@@ -329,6 +329,30 @@ def test_a_card_the_watcher_lost_and_found_where_it_lies_is_not_laid_twice():
     assert len(t.events) == 1 and not t.questions
 
 
+def test_the_card_that_stays_is_known_though_the_arm_clearing_the_others_hid_it():
+    """The arm that clears a won mission's other cards lies over the one that stays: the
+    watcher loses it and finds it again, a new track, where it lay. It is that card: the spot is
+    marked with it, not left empty (demo --game solo, seed 2)."""
+    t = Table()
+    backs = dealt(t)
+    stays = t.lay("1b", sure("10S"), x=0, w=80)
+    others = [t.lay("1b", sure(name), x=84 * (i + 1), w=80)
+              for i, name in enumerate(("9S", "AH"))]
+    t.take(*backs)
+    informants = [t.lay(ROW, sure(name), x=i * 84, w=80)
+                  for i, name in enumerate(("2D", "3D", "4D"))]
+    for _ in range(3):  # hidden under the arm and found again, each time a new track
+        t.take(stays, dt=0.3)
+        stays = t.lay("1b", sure("10S"), dt=0.5, x=3, w=80)
+    t.take(*others, *informants)  # the others and the informants cleared
+    t.take(stays, dt=0.2)
+    stays = t.lay("1b", sure("10S"), dt=0.6, x=2, w=80)
+    t.wait()
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_MIDDLE, (C("10S"), C("9S"), C("AH")),
+                                      (C("2D"), C("3D"), C("4D")), C("10S"))]
+
+
 def test_a_failed_mission_is_scored_at_once_and_leaves_no_card():
     t = Table()
     backs = dealt(t)

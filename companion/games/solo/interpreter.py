@@ -223,10 +223,16 @@ class Interpreter:
                 if card is not None and obs.track not in read_again:
                     card.present, card.gone_t = False, t
             elif card is None:
-                self._order += 1
-                card = Seen(obs.track, _zone(obs), obs.reading, t, self._order,
+                card = Seen(obs.track, _zone(obs), obs.reading, t, self._order + 1,
                             x=float(obs.center[0]), y=float(obs.center[1]), size=_size(obs),
                             width=_width(obs))
+                lost = self._lost_here(card, t)
+                if lost is not None:  # the same card, found again: it keeps its place in line
+                    del self.cards[lost.track]
+                    lost.track, lost.reading, lost.present = obs.track, obs.reading, True
+                    self.cards[obs.track] = lost
+                    continue
+                self._order += 1
                 self.cards[obs.track] = card
                 if self._across(card, t):
                     card.status = "ignored"
@@ -238,6 +244,17 @@ class Interpreter:
                     if turned:  # turned over where it lies (an informant): new on the table
                         self._order += 1
                         card.order, card.t = self._order, t
+
+    def _lost_here(self, card: Seen, t: float) -> Seen | None:
+        """A card of a move not counted yet that left where `card` now lies a moment ago
+        (SEEN_AGAIN_S), read surely as the same card: the watcher lost it under the arm that
+        cleared the cards beside it, and found it again. Counted cards are `_across`'s."""
+        name = sure_name(card.reading)
+        if name is None:
+            return None
+        return next((o for o in self.cards.values() if o.status == "waiting" and not o.present
+                     and t - o.gone_t <= SEEN_AGAIN_S and o.zone == card.zone
+                     and _top(o.reading) == name and _same_place(o, card)), None)
 
     def _across(self, card: Seen, t: float) -> bool:
         """No new card: the cards of the solo table lie side by side, none over another, so a
