@@ -30,7 +30,14 @@ import numpy as np
 from vision.detect import Detection, Detector, check_frame
 from vision.geometry import card_width, covered, iou, rectify, turned
 from vision.read import Look, Reader
-from vision.recognize import NOT_A_CARD, across_a_pile, distinct, look_beside, part_of_a_card
+from vision.recognize import (
+    NOT_A_CARD,
+    SAME_BOX,
+    across_a_pile,
+    distinct,
+    look_beside,
+    part_of_a_card,
+)
 from vision.types import Change, Observation, Reading
 from vision.zones import Zones, as_zones
 
@@ -346,8 +353,11 @@ class TableWatcher:
 def _steady(det: Detection, known: Detection) -> Detection:
     """The box `det` may stand for most like the card's box `known`: a card first read from a
     box beside a smeared peak, or as the whole of a half boxed, keeps that box while it lies
-    still."""
+    still. Where none is like it (SAME_BOX), the card keeps its own: the box is a peak smeared
+    between it and a card laid half over it, and the card lies where it lay."""
     best = max((det.box, *det.beside, *det.box.wholes()), key=lambda b: iou(b.quad(), known.quad))
+    if iou(best.quad(), known.quad) < SAME_BOX:
+        return known
     return det if best is det.box else Detection(best, det.score, det.beside)
 
 
