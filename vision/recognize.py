@@ -2,8 +2,10 @@
 
 The `recognize --json` output for one frame: every card found, read or `unknown`, in the frame's
 pixel coordinates. A box the reader takes for no card at all (bare table, a hand, a box across
-two cards) is left out: no phantom cards. Of two boxes on one card, the surer is kept. Cards
-are told apart by name (`Reading.label`), so a deck of any game's cards is read the same way.
+two cards) is looked at again as the boxes beside its peak and the cards it may be half of
+(`look_beside`), and left out where none reads as a card: no phantom cards. Of two boxes on one
+card, the surer is kept. Cards are told apart by name (`Reading.label`), so a deck of any game's
+cards is read the same way.
 """
 
 from __future__ import annotations

@@ -6,10 +6,13 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   waits to be read or confirmed, `feed` returns at once (the cheap path, most frames of a game);
 - find: the learned detector (vision.detect) boxes every card; it needs no picture of the empty
   table, so a restart with cards, or a hand, on the table sees them as they are;
-- match: each box is matched to the card tracked at its place;
+- match: each box is matched to the card tracked at its place; the card keeps the box most like
+  its own among the box, those beside its peak and the cards it may be half of, or its own box
+  where none is like it (a peak smeared between two overlapping cards);
 - read: new cards, cards about to be committed (a second read) and unsure cards are read at full
   resolution (vision.read), at most `max_reads` crops a frame (the rest wait a frame); a card a
-  hand moves over is not read until it lies still;
+  hand moves over is not read until it lies still; a new box read as no card is looked at again
+  as the boxes beside its peak and the cards it may be half of (`recognize.look_beside`);
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
