@@ -73,10 +73,11 @@ class Photos:
         for rival in rivals:
             for theirs in (self.inner[rival], self.inner[rival][::-1, ::-1]):
                 placed = _placed(grey, theirs)
-                if _alike(mine, placed):
+                both, differ = _differ(mine, placed)
+                if int(differ.sum()) < MIN_PIXELS:  # the two print alike in grey
                     if not _nearer_in_colour(colours, self.colours[card], self.colours[rival]):
                         return False
-                elif not _nearer(grey, mine, placed):
+                elif not _nearer(grey, mine, placed, both, differ):
                     return False
         return True
 
@@ -102,11 +103,6 @@ def _differ(mine: np.ndarray, theirs: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return both, differ
 
 
-def _alike(mine: np.ndarray, theirs: np.ndarray) -> bool:
-    """Two photos that print alike in grey."""
-    return int(_differ(mine, theirs)[1].sum()) < MIN_PIXELS
-
-
 def _nearer_in_colour(crop: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> bool:
     """Whether the crop's colours lie nearer the card's photo's than the rival's, by RATIO, the
     two photos' colours COLOURS_DIFFER apart or more."""
@@ -115,10 +111,10 @@ def _nearer_in_colour(crop: np.ndarray, mine: np.ndarray, theirs: np.ndarray) ->
     return float(np.linalg.norm(crop - mine)) < RATIO * float(np.linalg.norm(crop - theirs))
 
 
-def _nearer(grey: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> bool:
-    both, differ = _differ(mine, theirs)
-    if int(differ.sum()) < MIN_PIXELS:
-        return False
+def _nearer(grey: np.ndarray, mine: np.ndarray, theirs: np.ndarray, both: np.ndarray,
+            differ: np.ndarray) -> bool:
+    """Whether the crop lies nearer `mine` than `theirs` by RATIO on the pixels where the two
+    differ (`_differ`'s masks)."""
     seen = _standard(grey[both])  # the crop where both photos lie, standardised
     at = np.zeros(grey.shape, np.float32)
     at[both] = seen

@@ -358,8 +358,9 @@ def _steady(det: Detection, known: Detection) -> Detection:
     box beside a smeared peak, or as the whole of a half boxed, keeps that box while it lies
     still. Where none is like it (SAME_BOX), the card keeps its own: the box is a peak smeared
     between it and a card laid half over it, and the card lies where it lay."""
-    best = max((det.box, *det.beside, *det.box.wholes()), key=lambda b: iou(b.quad(), known.quad))
-    if iou(best.quad(), known.quad) < SAME_BOX:
+    boxes = (det.box, *det.beside, *det.box.wholes())
+    like, best = max(((iou(b.quad(), known.quad), b) for b in boxes), key=lambda x: x[0])
+    if like < SAME_BOX:
         return known
     return det if best is det.box else Detection(best, det.score, det.beside)
 
