@@ -1,8 +1,8 @@
 #!/bin/sh
 # Debian packages the tests use, installed where missing: chromium (the browser tests drive it
-# through Playwright), shellcheck (the installer is checked with it), the DejaVu fonts (the
-# card-design renderer is tested with them) and Goudy Bookletter (a serif of the fonts no model
-# was trained on: the teach test prints a deck in it).
+# through Playwright), shellcheck (the installer is checked with it), and the only fonts the tests
+# print decks in (tests/conftest.py): DejaVu and Liberation, and Goudy Bookletter (a serif of
+# the fonts no model was trained on).
 set -e
 missing=""
 if ! command -v chromium >/dev/null 2>&1 && [ -z "${TIGHTROPE_CHROMIUM:-}" ]; then
@@ -13,6 +13,12 @@ if ! command -v shellcheck >/dev/null 2>&1; then
 fi
 if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
     missing="$missing fonts-dejavu-core"
+fi
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf ]; then
+    missing="$missing fonts-dejavu-extra"
+fi
+if [ ! -f /usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf ]; then
+    missing="$missing fonts-liberation"
 fi
 if [ ! -f /usr/share/fonts/opentype/sortsmill/GoudyBookletter1911.otf ]; then
     missing="$missing fonts-goudybookletter"

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 import pytest
 
 from companion.commands import Seen
+from vision.sim.fonts import FONT_DIRS_ENV
 from vision.types import CardId, Change, Observation, Reading
+
+# The simulator draws its decks' typefaces from these folders only, the fonts `make test`
+# installs (scripts/ensure-test-tools.sh): a design drawn from a seed is then the same here as
+# on a machine with hundreds of fonts installed for training.
+os.environ[FONT_DIRS_ENV] = os.pathsep.join(
+    f"/usr/share/fonts/{d}" for d in ("truetype/dejavu", "truetype/liberation",
+                                       "opentype/sortsmill"))
 
 
 def settle(interpreter: Any, log: Any, t: float, questions: dict[str, Any],

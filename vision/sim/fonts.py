@@ -32,6 +32,9 @@ import numpy as np
 Split = Literal["train", "calib", "test"]
 SPLITS: tuple[Split, ...] = ("train", "calib", "test")
 FONT_DIRS = (Path("/usr/share/fonts"),)
+# Where the fonts are looked for instead (folders joined by os.pathsep): the tests name the
+# fonts `make test` installs, so that a design drawn from a seed is the same on every machine.
+FONT_DIRS_ENV = "TIGHTROPE_FONT_DIRS"
 SCAN_VERSION = 2
 
 # Display fonts of the Aenigma collection ("... BRK") are drawn less often than text faces: a
@@ -116,6 +119,12 @@ def _cache_file() -> Path:
     return Path(base) / "tightrope-companion" / "fonts.json"
 
 
+def font_dirs() -> tuple[Path, ...]:
+    """The folders the simulator's fonts come from: $TIGHTROPE_FONT_DIRS, else the system's."""
+    named = os.environ.get(FONT_DIRS_ENV, "")
+    return tuple(Path(d) for d in named.split(os.pathsep) if d) or FONT_DIRS
+
+
 def _font_files(dirs: Iterable[Path]) -> list[Path]:
     out: list[Path] = []
     for d in dirs:
@@ -176,8 +185,9 @@ def _ink_shape(font, ch: str) -> np.ndarray | None:  # noqa: ANN001 - a PIL font
     return cv2.resize(g, (24, 32), interpolation=cv2.INTER_AREA).ravel()
 
 
-def scan(dirs: Iterable[Path] = FONT_DIRS, cache: Path | None = None) -> list[Font]:
-    """Every usable font under `dirs` (cached by file path, size and modification time)."""
+def scan(dirs: Iterable[Path] | None = None, cache: Path | None = None) -> list[Font]:
+    """Every usable font under `dirs` (by default `font_dirs()`; cached by file path, size and
+    modification time)."""
     cache = cache or _cache_file()
     try:
         known = json.loads(cache.read_text()) if cache.is_file() else {}
@@ -188,7 +198,7 @@ def scan(dirs: Iterable[Path] = FONT_DIRS, cache: Path | None = None) -> list[Fo
     files: dict[str, dict] = known["files"]
     fonts: list[Font] = []
     changed = False
-    for path in _font_files(dirs):
+    for path in _font_files(font_dirs() if dirs is None else dirs):
         st = path.stat()
         key = str(path)
         entry = files.get(key)
@@ -215,7 +225,7 @@ def fonts_of(split: Split) -> tuple[Font, ...]:
     """The usable fonts of one split, from the system's font folders (FontError if none)."""
     fonts = tuple(f for f in scan() if f.split == split)
     if not fonts:
-        raise FontError(f"no usable {split} fonts under {', '.join(map(str, FONT_DIRS))}: "
+        raise FontError(f"no usable {split} fonts under {', '.join(map(str, font_dirs()))}: "
                         "install them with `python -m vision.train.setup`")
     return fonts
 
