@@ -685,3 +685,45 @@ def test_nothing_is_decided_after_the_game_is_over():
     t.lay(0, sure("red-3"))
     t.wait()
     assert t.game.log == events
+
+
+def test_a_concealed_play_too_low_is_asked_for_the_card_the_camera_missed():
+    """Ana laid a red 3 and one card face down; the camera saw the back only. The count a
+    person gave stands: the play, too low, is short of a card, which a person names (before,
+    the count was asked again and again, and the card never)."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-7"))
+    t.wait()
+    t.lay(1, sure("shield-10"))
+    t.wait()
+    back = t.lay(0, sure("back"))
+    t.wait()
+    t.answer("backs:0:0", "1")
+    t.wait()
+    assert "would have 8" in t.questions[f"card:{back}"].message
+    t.answer(f"card:{back}", "back")
+    t.wait()
+    assert "backs:0:0" not in t.questions
+    t.answer("more:0:0", "red-3")
+    t.answer("more:0:0", "none")
+    t.wait()
+    assert t.events[-1] == CardsPlayed(0, (C("red-3"),), 1) and not t.questions
+
+
+def test_a_heap_a_person_says_holds_no_missing_card_is_counted_again():
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-7"))
+    t.wait()
+    t.lay(1, sure("shield-10"))
+    t.wait()
+    back = t.lay(0, sure("back"))
+    t.wait()
+    t.answer("backs:0:0", "1")
+    t.wait()
+    t.answer(f"card:{back}", "back")
+    t.wait()
+    t.answer("more:0:0", "none")  # no card missed: the heap holds more than he said
+    t.wait()
+    t.answer("backs:0:0", "4")
+    t.wait()
+    assert t.events[-1] == CardsPlayed(0, (), 4) and not t.questions

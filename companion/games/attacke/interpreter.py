@@ -41,8 +41,10 @@ face down in contest 3?", 1 to his hand, OK confirming the camera's count).
 
 Cards the camera did not see (a heap, a fan's hidden card): "Did Ben pass?" also offers "Ben
 laid cards the camera did not see", and a play refused as too low whose every card a person
-confirmed is short of a card; either way a person names the missing cards one by one (`more:`
-questions, until `none`), and the play waits for him. The next seat's turn begins when the
+confirmed is short of a card (face down or not: a person who said how many lie face down knows
+the heap); either way a person names the missing cards one by one (`more:` questions, until
+`none`, after which a face-down count is asked again), and the play waits for him. The next
+seat's turn begins when the
 table showed an event (`Position.shown`), not when it was applied: answers come late, and the
 table goes on meanwhile.
 
@@ -357,12 +359,27 @@ class Interpreter:
         if name == "none":  # (having named none, "did he pass?" waits for the table)
             self._short.discard((contest, seat))
             self._waved[f"pass:{contest}:{seat}"] = self._order
+            if self._too_low(game, seat):  # a heap too few: its count is asked again
+                self._face_down.pop((contest, seat), None)
             return
         self._unseen += 1
         self._order += 1
         self._version += 1
         self.cards[-self._unseen] = Seen(-self._unseen, seat, None, t, self._order,
                                          present=False, gone_t=t, named=name)
+
+    def _too_low(self, game: Game, seat: int) -> bool:
+        """Is the seat's play, as the table counts it now, refused as not higher?"""
+        play = self._play_of(game, seat) if game.turn == seat else None
+        if play is None:
+            return False
+        try:
+            game.check(play[0])
+        except NotHigher:
+            return True
+        except RuleError:
+            return False
+        return False
 
     def _name(self, card: Seen, name: str, game: Game) -> None:
         before = card.named, card.refused
@@ -376,11 +393,8 @@ class Interpreter:
                 game.check(play[0])
             except RuleError as err:
                 key = (game.contest.index, seat)
-                if isinstance(err, NotHigher) and play[0].concealed:
-                    self._face_down.pop(key, None)  # too low: their count is asked again
-                    return
-                if isinstance(err, NotHigher):  # he laid one more the camera missed
-                    self._short.add(key)
+                if isinstance(err, NotHigher):  # he laid one more the camera missed (named
+                    self._short.add(key)        # next; "none" asks the face-down count again)
                     return
                 card.named, card.refused = before
                 raise AnswerError(str(err)) from err
