@@ -26,9 +26,9 @@ def test_the_demo_s_attacke_game_is_scored_contest_by_contest(demo_game):
     result = play_footage(events, frames, Reader.from_deck(deck))
     assert result["contests"] == 10
     assert (result["right"], result["wrong"], result["not_scored"]) == (10, 0, 0)
-    # measured: 4 questions, 3 naming the card laid; the fourth was about a box on half a
-    # card, read unsure (teach keeps half cards as no card since 24 Nov), and answered "no
-    # card" (which this count cannot tell from a question that missed the card). Before: 2, 2.
+    # measured: 3 questions, all about Ben's second blue 7 laid on his first ("did Ben pass?",
+    # then naming it). Before the watcher looked for a fan's cards in a box across it
+    # (recognize.look_within): 10, Cy's fans of red 5s and 2s in contest 7 unseen.
     assert result["questions"] <= 4
     assert result["questions_offering_the_truth"] >= result["questions"] - 1
 

@@ -90,3 +90,26 @@ def test_a_card_is_one_of_the_two_wholes_of_each_of_its_halves():
         # the other reaches the other way: half of it on the card
         assert min(iou(whole.quad(), card.quad()) for whole in half.wholes()) == \
             pytest.approx(1 / 3, abs=0.01)
+
+
+def test_windows_over_a_box_lying_across_a_fan_hold_each_card_of_it():
+    """A landscape box across three portrait cards fanned 0.6 of a width apart: a window of the
+    card's size lies on each card (IoU over 0.75: at most half a step, w / 8, off it), in the
+    cards' orientation, none past the reach."""
+    w, h = 80.0, 80 * 1.54
+    cards = [Box(400 + 48 * k, 300, w, h, math.pi / 2) for k in range(3)]
+    across = Box(448, 300, h, 176.0, 0.0)  # long axis along the fan, as the detector boxed it
+    windows = across.windows(w, h, step=w / 4, reach=w / 3)
+    assert {round(b.angle, 6) for b in windows} == {0.0, round(math.pi / 2, 6)}
+    assert all(b.w == w and b.h == h for b in windows)
+    for card in cards:
+        assert max(iou(b.quad(), card.quad()) for b in windows) > 0.75
+    reach = (176.0 - w) / 2 + w / 3
+    assert max(abs(b.cx - 448) for b in windows if b.angle > 1) <= reach + 1e-6
+
+
+def test_a_box_the_size_of_its_window_is_that_window_and_those_turned_across_it():
+    box = Box(100, 100, 50, 77, 0.3)
+    windows = box.windows(50, 77, step=20, reach=0)
+    assert windows[0] == box
+    assert [round(b.angle, 6) for b in windows[1:]] == [round(0.3 + math.pi / 2, 6)] * 2

@@ -45,6 +45,9 @@ class Detection:
     # the boxes the cells beside the peak give, likelier first: two cards overlapping smear into
     # one peak between them, whose own box may lie across both while a cell beside fits one
     beside: tuple[Box, ...] = ()
+    # a card-sized window of a box larger than a card, read surely (recognize.look_within), not a
+    # box of the detector's: the cards of a fan lie under one another's windows, and are cards
+    window: bool = False
 
     @property
     def quad(self) -> np.ndarray:

@@ -64,11 +64,32 @@ class Box:
         u = np.array([-math.sin(self.angle), math.cos(self.angle)]) * card_h / 4
         return self._pair(u, self.h, card_h)
 
+    def windows(self, w: float, h: float, step: float, reach: float) -> list[Box]:
+        """Card-sized boxes (w x h) over this one, in both its orientations, their centres
+        `step` apart and reaching `reach` past its edges: where the cards of a fan or a pile
+        boxed as one may lie."""
+        out = []
+        for angle, along, across in ((self.angle, self.h, self.w),
+                                     (self.angle + math.pi / 2, self.w, self.h)):
+            u = np.array([math.cos(angle), math.sin(angle)])  # the window's long axis
+            v = np.array([-u[1], u[0]])
+            for a in _offsets((across - w) / 2 + reach, step):
+                for b in _offsets((along - h) / 2 + reach, step):
+                    cx, cy = np.array([self.cx, self.cy]) + a * v + b * u
+                    out.append(Box(float(cx), float(cy), w, h, angle % math.pi))
+        return out
+
     def _pair(self, u: np.ndarray, w: float, h: float) -> tuple[Box, Box]:
         """Two boxes w x h lying across this one, their centres this one's -u and +u."""
         angle = (self.angle + math.pi / 2) % math.pi
         return (Box(self.cx - float(u[0]), self.cy - float(u[1]), w, h, angle),
                 Box(self.cx + float(u[0]), self.cy + float(u[1]), w, h, angle))
+
+
+def _offsets(half: float, step: float) -> list[float]:
+    """Offsets from -half to +half, `step` apart and centred (just 0 where half < step / 2)."""
+    n = int(max(0.0, half) * 2 // step)
+    return [(k - n / 2) * step for k in range(n + 1)]
 
 
 def box_of_quad(quad: np.ndarray) -> Box:

@@ -3,21 +3,23 @@
 The `recognize --json` output for one frame: every card found, read or `unknown`, in the frame's
 pixel coordinates. A box the reader takes for no card at all (bare table, a hand, a box across
 two cards) is looked at again as the boxes beside its peak and the cards it may be half of
-(`look_beside`), and left out where none reads as a card: no phantom cards. Of two boxes on one
-card, the surer is kept. Cards are told apart by name (`Reading.label`), so a deck of any game's
-cards is read the same way.
+(`look_beside`), then, where it is larger than a card (a fan or a pile boxed as one), as
+card-sized windows over it (`look_within`), and left out where none reads as a card: no phantom
+cards. Of two boxes on one card, the surer is kept. Cards are told apart by name
+(`Reading.label`), so a deck of any game's cards is read the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from vision.detect import Detection, Detector
-from vision.geometry import Box, covered, iou, rectify, turned
+from vision.geometry import Box, box_of_quad, covered, iou, rectify, turned
 from vision.read import Look, Reader
 from vision.types import Reading
 
@@ -29,6 +31,11 @@ SMALLER = 0.8       # ... and a box of less than this card's area this much insi
 PILE = 0.9          # a surely read box this much inside other surely read cards lies across them
 BESIDE = 3          # boxes beside a peak read (at most) when its own box shows no card
 ITS_OWN = 0.8       # ... each of them boxing less than this much (IoU) like one read before
+LARGER = 1.1        # a no-card box this much longer or wider than a card may hold several:
+FAN_STEP = 0.25     # it is looked at in card-sized windows this many card widths apart,
+FAN_REACH = 0.33    # reaching this far past its edges (in card widths);
+FAN_APART = 0.35    # cards read in them lie this many card widths apart at least,
+TWIN_APART = 0.9    # two of one name this many (a fan's copies lie a card's width apart)
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,7 @@ def look_beside(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
     boxes: list[Box] = []
     for box in (*det.beside[:BESIDE], *det.box.wholes()):
         quad = box.quad()
-        if all(iou(quad, q) <= ITS_OWN for q in tried) and _apart(quad, taken):
+        if all(iou(quad, q) <= ITS_OWN for q in tried) and apart(quad, taken):
             boxes.append(box)
             tried.append(quad)
     if not boxes:
@@ -82,7 +89,50 @@ def look_beside(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
                  if look.reading.sure and look.no_card < NOT_A_CARD), None)
 
 
-def _apart(quad: np.ndarray, taken: Sequence[np.ndarray]) -> bool:
+def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray],
+                card: tuple[float, float], named: Sequence[tuple[np.ndarray, str]] = (),
+                new: Callable[[np.ndarray], bool] | None = None) -> list[tuple[Detection, Look]]:
+    """The cards in a box larger than a card (`card`: the w x h of the cards on the table) that
+    shows no card: the detector boxed a fan or a pile as one. Card-sized windows over it, in
+    both its orientations (`Box.windows`), apart from the cards `taken` (as in `look_beside`),
+    are read; of those read surely, the surest first, each that lies FAN_APART from every card
+    kept, and TWIN_APART from any card of its name (kept, or `named`: (quad, name) of the cards
+    known around), is a card. Windows off a card still read it (its index shows), and every
+    window over a heap of cards face down reads as the back. `new`: only windows it takes (on a
+    live table, over what changed since it last lay still: the card just laid) are read."""
+    w, h = card
+    if max(det.box.w / w, det.box.h / h) < LARGER:
+        return []
+    boxes = [b for b in det.box.windows(w, h, FAN_STEP * w, FAN_REACH * w)
+             if apart(b.quad(), taken) and (new is None or new(b.quad()))]
+    looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
+    sure = sorted((i for i, look in enumerate(looks)
+                   if look.reading.sure and look.no_card < NOT_A_CARD),
+                  key=lambda i: -looks[i].reading.confidence)
+    known = [(box_of_quad(q).centre, name) for q, name in named]
+    kept: list[tuple[Detection, Look]] = []
+    for i in sure:
+        b, label = boxes[i], looks[i].reading.label
+        names = [*known, *((k.box.centre, look.reading.label) for k, look in kept)]
+        if all(_far(b.centre, k.box.centre, FAN_APART * w) for k, _ in kept) and \
+                all(_far(b.centre, c, TWIN_APART * w) for c, name in names if name == label):
+            kept.append((Detection(b, det.score, window=True), looks[i]))
+    return kept
+
+
+def _far(a: tuple[float, float], b: tuple[float, float], distance: float) -> bool:
+    return math.hypot(a[0] - b[0], a[1] - b[1]) >= distance
+
+
+def card_size(quads: Sequence[np.ndarray]) -> tuple[float, float] | None:
+    """The size (w, h) of the cards boxed by `quads` (the median), None where there are none."""
+    if not quads:
+        return None
+    boxes = [box_of_quad(q) for q in quads]
+    return (float(np.median([b.w for b in boxes])), float(np.median([b.h for b in boxes])))
+
+
+def apart(quad: np.ndarray, taken: Sequence[np.ndarray]) -> bool:
     """A box that is no box of the cards `taken`, lies not on them, and holds none of them."""
     return all(iou(quad, q) <= SAME_BOX and covered(q, [quad]) < PART_OF for q in taken) and \
         covered(quad, list(taken)) < PART_OF
@@ -100,18 +150,21 @@ def part_of_a_card(reading: Reading, quad: np.ndarray, sure: list[np.ndarray]) -
                and covered(quad, [q]) >= PART_OF for q in sure)
 
 
-def across_a_pile(quads: list[np.ndarray], known: Sequence[np.ndarray] = ()) -> set[int]:
+def across_a_pile(quads: list[np.ndarray], known: Sequence[np.ndarray] = (),
+                  cards: Collection[int] = ()) -> set[int]:
     """Which of these surely read boxes lie across a pile: covered by the union of the others
     and of the `known` cards (boxes of cards seen lying there before) at PILE or more (a box
     spanning two overlapping cards of a fan reads as a third card, surely). The most covered
     goes first, and is then no cover for the rest. A card known before is never one: the middle
-    card of a fan of three lies under its neighbours' boxes, not under their cards."""
+    card of a fan of three lies under its neighbours' boxes, not under their cards; nor are the
+    boxes `cards` (indices: windows of a fan, `look_within`), which cover the others all the
+    same."""
     out: set[int] = set()
     while True:
         rest = [i for i in range(len(quads)) if i not in out]
         cover = {i: covered(quads[i], [quads[j] for j in rest if j != i] + list(known))
-                 for i in rest}
-        worst = max(rest, key=lambda i: cover[i], default=None)
+                 for i in rest if i not in cards}
+        worst = max(cover, key=lambda i: cover[i], default=None)
         if worst is None or cover[worst] < PILE:
             return out
         out.add(worst)
@@ -125,7 +178,9 @@ def decide(found: list[Detection], looks: list[Look], unique: bool = True) -> li
     seen: list[Seen] = []
     order = sorted(range(len(found)), key=lambda i: -looks[i].reading.confidence)
     sure_at = [i for i in order if looks[i].reading.sure and looks[i].no_card < NOT_A_CARD]
-    across = {sure_at[k] for k in across_a_pile([found[i].quad for i in sure_at])}
+    across = {sure_at[k] for k in across_a_pile(
+        [found[i].quad for i in sure_at],
+        cards=[k for k, i in enumerate(sure_at) if found[i].window])}
     sure = [found[i].quad for i in sure_at if i not in across]
     for i in order:
         look, det = looks[i], found[i]
@@ -154,6 +209,17 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
             taken = [d.quad for k, d in enumerate(found) if k != i and
                      looks[k].no_card < NOT_A_CARD]
             found[i], looks[i] = look_beside(frame, reader, found[i], taken) or (found[i], look)
+    card = card_size([d.quad for d, look in zip(found, looks, strict=True)
+                      if look.reading.sure and look.no_card < NOT_A_CARD])
+    for i in range(len(found)):
+        if card is not None and looks[i].no_card >= NOT_A_CARD:
+            taken = [d.quad for d, look in zip(found, looks, strict=True)
+                     if look.no_card < NOT_A_CARD]
+            named = [(d.quad, look.reading.label) for d, look in zip(found, looks, strict=True)
+                     if look.reading.label is not None and look.no_card < NOT_A_CARD]
+            for det, look in look_within(frame, reader, found[i], taken, card, named):
+                found.append(det)
+                looks.append(look)
     return decide(found, looks, unique=reader.tightrope)
 
 

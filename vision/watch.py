@@ -8,11 +8,14 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   table, so a restart with cards, or a hand, on the table sees them as they are;
 - match: each box is matched to the card tracked at its place; the card keeps the box most like
   its own among the box, those beside its peak and the cards it may be half of, or its own box
-  where none is like it (a peak smeared between two overlapping cards);
+  where none is like it (a peak smeared between two overlapping cards: that box is then also
+  looked at as a new one); a box found before to hold a fan stands for the fan's cards;
 - read: new cards, cards about to be committed (a second read) and unsure cards are read at full
   resolution (vision.read), at most `max_reads` crops a frame (the rest wait a frame); a card a
   hand moves over is not read until it lies still; a new box read as no card is looked at again
-  as the boxes beside its peak and the cards it may be half of (`recognize.look_beside`);
+  as the boxes beside its peak and the cards it may be half of (`recognize.look_beside`), and,
+  larger than a card, as a fan or pile the detector boxed as one: card-sized windows over it
+  (`recognize.look_within`), remembered until something moves over it;
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
@@ -37,8 +40,11 @@ from vision.recognize import (
     NOT_A_CARD,
     SAME_BOX,
     across_a_pile,
+    apart,
+    card_size,
     distinct,
     look_beside,
+    look_within,
     part_of_a_card,
 )
 from vision.types import Change, Observation, Reading
@@ -51,6 +57,7 @@ SAME_LOOK = 0.75    # a track's place still looks like it (normalised correlatio
 SAME_CHROMA = 0.04  # ... and its mean colour (chromaticity) is within this of the card's
 LAID_OVER = 0.2     # a sure read of another card this many card widths off a track's place
 UNDER = 0.3         # a card this much under cards laid later lies there still, unseen
+CHANGED = 0.3       # a fan's window over a place this much changed since the table lay still
 
 
 def _key(r: Reading) -> str | None:
@@ -98,11 +105,14 @@ class TableWatcher:
         self.max_reads = max(1, max_reads)
         self.frame_index = -1
         self._prev: np.ndarray | None = None
+        self._before: np.ndarray | None = None  # the last frame the table lay still in (tiny)
         self._noise = 3.0
         self._tracks: list[_Track] = []
         self._ids = 0
         self._busy = False
         self._settled = False  # a full pass since the last motion left nothing waiting
+        self._card: tuple[float, float] | None = None  # the size of the cards on the table
+        self._fans: list[_Fan] = []  # boxes the detector gives a fan, and the cards found in it
         self.stats = {"still": 0, "full": 0, "reads": 0}
 
     @property
@@ -129,6 +139,8 @@ class TableWatcher:
         self.stats["full"] += 1
         changes = self._full(frame, motion)
         self._settled = not self._busy
+        if self._settled:
+            self._before = self._prev
         return changes
 
     # --- motion ------------------------------------------------------------------------------
@@ -145,8 +157,21 @@ class TableWatcher:
         self._noise = 0.95 * self._noise + 0.05 * min(float(cv2.mean(diff)[0]) + 1.0, 20.0)
         return diff > max(8.0, 4.0 * self._noise)
 
-    def _moved_over(self, det: Detection, motion: np.ndarray) -> bool:
-        x, y, w, h = cv2.boundingRect((det.quad * self._scale).astype(np.int32))
+    def _laid_now(self, quad: np.ndarray) -> bool:
+        """Has the place `quad` changed (CHANGED of it) since the table last lay still: a card
+        laid there now, not one lying there before (a heap's other cards, face down)?"""
+        if self._before is None or self._prev is None:
+            return True
+        mask = np.zeros(self._prev.shape, np.uint8)
+        cv2.fillConvexPoly(mask, (quad * self._scale).astype(np.int32), 1)
+        area = int(mask.sum())
+        if area == 0:
+            return False
+        diff = cv2.absdiff(self._prev, self._before) > max(8.0, 4.0 * self._noise)
+        return float(diff[mask > 0].sum()) / area >= CHANGED
+
+    def _moved_over(self, quad: np.ndarray, motion: np.ndarray) -> bool:
+        x, y, w, h = cv2.boundingRect((quad * self._scale).astype(np.int32))
         return bool(motion[max(0, y - 1):y + h + 2, max(0, x - 1):x + w + 2].any())
 
     # --- the still path ----------------------------------------------------------------------
@@ -165,13 +190,17 @@ class TableWatcher:
     def _full(self, frame: np.ndarray, motion: np.ndarray) -> list[Change]:
         seen: set[int] = set()
         to_read: list[tuple[Detection, _Track | None]] = []
-        found = distinct(self.detector.find(frame))
+        smears: list[Detection] = []
+        found = self._unfanned(distinct(self.detector.find(frame)), motion)
         for det, track in zip(found, self._match(found), strict=True):
             if track is not None:
-                det = _steady(det, track.det)
+                steady = _steady(det, track.det)
+                if steady is track.det and det is not track.det:
+                    smears.append(det)  # like none of the card's boxes: looked at on its own too
+                det = steady
                 seen.add(id(track))
                 track.missing = 0
-            if self._moved_over(det, motion):
+            if self._moved_over(det.quad, motion):
                 if track is not None:  # a hand over it: not still, not read until it is
                     track.count, track.disturbed = 0, True
                 continue
@@ -181,6 +210,7 @@ class TableWatcher:
                 track.count += 1
                 continue
             to_read.append((det, track))
+        to_read += [(d, None) for d in smears if not self._moved_over(d.quad, motion)]
         to_read.sort(key=lambda r: r[1] is not None)  # new cards first
         for _, track in to_read[self.max_reads:]:
             if track is not None:
@@ -189,20 +219,21 @@ class TableWatcher:
         looks = self.reader.read([rectify(frame, d.quad) for d, _ in batch])
         self.stats["reads"] += len(batch)
         for (det, track), look in zip(batch, looks, strict=True):
-            if look.no_card >= NOT_A_CARD and track is None:
-                taken = [d.quad for d in found if d is not det] + [t.det.quad for t in self._tracks]
-                det, look = look_beside(frame, self.reader, det, taken) or (det, look)
-            if look.no_card >= NOT_A_CARD:
-                continue
-            if track is not None and self._laid_over(track, det, look):
-                seen.discard(id(track))  # the card beneath: no box of its own now
-                track = None
             if track is None:
-                self._ids += 1
-                self._tracks.append(_Track(self._ids, det, look, count=1))
-                seen.add(id(self._tracks[-1]))
-            else:
-                self._update(track, det, look)
+                taken = [d.quad for d in found if d is not det] + [t.det.quad for t in self._tracks]
+                for card_det, card_look in self._new_cards(frame, det, look, taken,
+                                                           smear=det in smears):
+                    self._ids += 1
+                    self._tracks.append(_Track(self._ids, card_det, card_look, count=1))
+                    seen.add(id(self._tracks[-1]))
+            elif look.no_card < NOT_A_CARD:
+                if self._laid_over(track, det, look):
+                    seen.discard(id(track))  # the card beneath: no box of its own now
+                    self._ids += 1
+                    self._tracks.append(_Track(self._ids, det, look, count=1))
+                    seen.add(id(self._tracks[-1]))
+                else:
+                    self._update(track, det, look)
         self._mark_across()
         changes: list[Change] = []
         for t in self._parts():  # the cards read around it show what this box really is
@@ -215,6 +246,49 @@ class TableWatcher:
             else:
                 changes += self._decide(t, frame)
         return changes
+
+    def _new_cards(self, frame: np.ndarray, det: Detection, look: Look,
+                   taken: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
+        """The new cards a box no card's track took shows: itself, read as a card (a box
+        smeared between two known cards only where it lies apart from them, `recognize.apart`);
+        where it shows no card, the first box beside its peak read as one (`look_beside`), or
+        else the cards of a fan in it (`_fan`)."""
+        if look.no_card < NOT_A_CARD:
+            return [(det, look)] if not smear or apart(det.quad, taken) else []
+        again = look_beside(frame, self.reader, det, taken)
+        return [again] if again is not None else self._fan(frame, det, taken)
+
+    def _unfanned(self, found: list[Detection], motion: np.ndarray) -> list[Detection]:
+        """The boxes of the frame, each box of a fan seen before (SAME_BOX) standing for the
+        cards found in it, so that they are matched and read as boxes of their own; a fan whose
+        box is gone, or that something moved over (a card laid on it), is forgotten: its box is
+        looked at again once still."""
+        out: list[Detection] = []
+        kept: list[_Fan] = []
+        fans = [f for f in self._fans if not self._moved_over(f.quad, motion)]
+        for det in found:
+            fan = next((f for f in fans if iou(det.quad, f.quad) >= SAME_BOX), None)
+            if fan is None:
+                out.append(det)
+            else:
+                out += fan.cards
+                kept.append(fan)
+        self._fans = kept
+        return out
+
+    def _fan(self, frame: np.ndarray, det: Detection, taken: list[np.ndarray]
+             ) -> list[tuple[Detection, Look]]:
+        """The cards read in a box that shows no card, larger than the cards on the table
+        (recognize.look_within): remembered as a fan, its box in later frames stands for them."""
+        sure = [t.det.quad for t in self._tracks if t.reading.sure and not t.across]
+        self._card = card_size(sure) or self._card
+        if self._card is None:
+            return []
+        named = [(t.det.quad, t.reading.label) for t in self._tracks if t.reading.label]
+        cards = look_within(frame, self.reader, det, taken, self._card, named, self._laid_now)
+        if cards:
+            self._fans.append(_Fan(det.quad, tuple(d for d, _ in cards)))
+        return cards
 
     def _parts(self) -> list[_Track]:
         """Tracks that are a part of other cards read surely (recognize.part_of_a_card): a box
@@ -229,7 +303,8 @@ class TableWatcher:
         the place of a card of the pile."""
         new = [t for t in self._tracks if t.reading.sure and t.committed is None]
         known = [t.det.quad for t in self._tracks if t.reading.sure and t.committed is not None]
-        across = {id(new[k]) for k in across_a_pile([t.det.quad for t in new], known)}
+        across = {id(new[k]) for k in across_a_pile(
+            [t.det.quad for t in new], known, [k for k, t in enumerate(new) if t.det.window])}
         for t in self._tracks:
             t.across = id(t) in across
 
@@ -315,7 +390,7 @@ class TableWatcher:
     def _unseen(self, t: _Track, frame: np.ndarray, motion: np.ndarray) -> list[Change]:
         """A track no box matched: covered (something moves over it), still there (its place
         looks as it did), or gone."""
-        if self._moved_over(t.det, motion):  # under a hand, or being taken away: wait
+        if self._moved_over(t.det.quad, motion):  # under a hand, or being taken away: wait
             t.count, t.disturbed = 0, True
             if t.committed is None:
                 t.missing += 1
@@ -363,6 +438,13 @@ def _steady(det: Detection, known: Detection) -> Detection:
     if like < SAME_BOX:
         return known
     return det if best is det.box else Detection(best, det.score, det.beside)
+
+
+class _Fan(NamedTuple):
+    """A box of the detector's that showed no card, and the cards read in it."""
+
+    quad: np.ndarray
+    cards: tuple[Detection, ...]
 
 
 class _Thumb(NamedTuple):
