@@ -15,7 +15,9 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   hand moves over is not read until it lies still; a new box read as no card is looked at again
   as the boxes beside its peak and the cards it may be half of (`recognize.look_beside`), and,
   larger than a card, as a fan or pile the detector boxed as one: card-sized windows over it
-  (`recognize.look_within`), remembered until something moves over it;
+  (`recognize.look_within`), remembered until something moves over it; a card whose box now
+  reads as no card (boxed with a card laid half over it) lies there still, unread, and that box
+  is looked at for the new card;
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
@@ -219,21 +221,20 @@ class TableWatcher:
         looks = self.reader.read([rectify(frame, d.quad) for d, _ in batch])
         self.stats["reads"] += len(batch)
         for (det, track), look in zip(batch, looks, strict=True):
-            if track is None:
-                taken = [d.quad for d in found if d is not det] + [t.det.quad for t in self._tracks]
-                for card_det, card_look in self._new_cards(frame, det, look, taken,
-                                                           smear=det in smears):
-                    self._ids += 1
-                    self._tracks.append(_Track(self._ids, card_det, card_look, count=1))
-                    seen.add(id(self._tracks[-1]))
-            elif look.no_card < NOT_A_CARD:
-                if self._laid_over(track, det, look):
-                    seen.discard(id(track))  # the card beneath: no box of its own now
-                    self._ids += 1
-                    self._tracks.append(_Track(self._ids, det, look, count=1))
-                    seen.add(id(self._tracks[-1]))
-                else:
+            if track is not None and look.no_card < NOT_A_CARD:
+                if not self._laid_over(track, det, look):
                     self._update(track, det, look)
+                    continue
+                seen.discard(id(track))  # the card beneath: no box of its own now
+                track = None
+            if track is not None:  # its box shows no card now: a card laid half over it, boxed
+                track.count, track.disturbed = track.count + 1, False  # with it; it lies there
+            taken = [d.quad for d in found if d is not det] + [t.det.quad for t in self._tracks]
+            for card_det, card_look in self._new_cards(frame, det, look, taken,
+                                                       smear=track is not None or det in smears):
+                self._ids += 1
+                self._tracks.append(_Track(self._ids, card_det, card_look, count=1))
+                seen.add(id(self._tracks[-1]))
         self._mark_across()
         changes: list[Change] = []
         for t in self._parts():  # the cards read around it show what this box really is
