@@ -727,3 +727,27 @@ def test_a_heap_a_person_says_holds_no_missing_card_is_counted_again():
     t.answer("backs:0:0", "4")
     t.wait()
     assert t.events[-1] == CardsPlayed(0, (), 4) and not t.questions
+
+
+def test_a_card_named_unseen_then_seen_late_is_that_card_not_one_more():
+    """Ana laid a red 5 and a card face down; the camera saw the back, a person named the red 5.
+    Then the camera finds the red 5 (it lay under her hand, read unsure): it is the card named,
+    counted once, and asks nothing (bench seed 3, contest 5: Ana's yellow 5 was counted twice)."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-4"))
+    t.wait()
+    back = t.lay(1, sure("back"))
+    t.wait()
+    t.answer("backs:0:1", "1")
+    t.wait()
+    t.answer(f"card:{back}", "back")
+    t.answer("more:0:1", "red-5")
+    t.answer("more:0:1", "none")
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("red-5"),), 1)
+    t.lay(1, read(("red-5", 0.6), ("red-3", 0.2)), dt=1.0)
+    t.wait()
+    assert not t.questions and len(t.events) == 2
+    t.lay(0, sure("red-3"))
+    t.wait()
+    assert t.events[-1] == CardsPlayed(0, (C("red-3"),)) and not t.questions

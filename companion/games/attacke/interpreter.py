@@ -43,10 +43,10 @@ Cards the camera did not see (a heap, a fan's hidden card): "Did Ben pass?" also
 laid cards the camera did not see", and a play refused as too low whose every card a person
 confirmed is short of a card (face down or not: a person who said how many lie face down knows
 the heap); either way a person names the missing cards one by one (`more:` questions, until
-`none`, after which a face-down count is asked again), and the play waits for him. The next
-seat's turn begins when the
-table showed an event (`Position.shown`), not when it was applied: answers come late, and the
-table goes on meanwhile.
+`none`, after which a face-down count is asked again), and the play waits for him; a card the
+camera finds soon after in his zone that may read as one he named is that card, seen late. The
+next seat's turn begins when the table showed an event (`Position.shown`), not when it was
+applied: answers come late, and the table goes on meanwhile.
 
 Undo: the cards of an event taken back are no card of the game any more (taken back, they are
 not taken again), and no pass is inferred from the table until it changes. Attacke has no
@@ -73,6 +73,7 @@ GONE_S = 1.0           # ... or this long after all of it was taken away (not a 
 SEEN_AGAIN_S = 3.0     # a counted card seen again within this long of leaving, at its place
 SAME_PLACE = 0.5       # (within this many card widths), and read as it with at least
 MAY_BE_SAME = 0.2      # this probability, is the card seen again, not a new one
+SEEN_LATE_S = 10.0     # a card named unseen, then seen within this long, reading as it, is it
 MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
 MIN_ODDS = 4.0         # this many times likelier than the next legal card,
 MIN_RAW = 0.25         # and the reader itself gave it at least this
@@ -244,7 +245,7 @@ class Interpreter:
                 card = Seen(obs.track, _zone(obs), obs.reading, t, self._order, center=obs.center,
                             width=_width(obs))
                 self.cards[obs.track] = card
-                self._seen_again(card, t)
+                self._seen_again(card, t) or self._seen_late(card, t)
                 for other in self._waiting(_zone(obs)):  # new evidence: asked again
                     other.refused = ""
                 self._short = {(i, s) for i, s in self._short if s != card.zone}
@@ -253,7 +254,22 @@ class Interpreter:
                 if card.status == "waiting":
                     card.zone, card.refused = _zone(obs), ""
 
-    def _seen_again(self, card: Seen, t: float) -> None:
+    def _seen_late(self, card: Seen, t: float) -> bool:
+        """A card that appears in a seat's zone soon after a person named a card of his the
+        camera did not see, and may read as it, is that card, seen late (it lay under the hand
+        or under the cards laid after it), not one more."""
+        for old in self.cards.values():
+            if old.seen or old.status == "ignored" or old.zone != card.zone or \
+                    t - old.t > SEEN_LATE_S or old.named is None or \
+                    _probability(card.reading, old.named) < MAY_BE_SAME:
+                continue
+            card.status, card.contest, card.at = old.status, old.contest, old.at
+            card.named, card.order = old.named, old.order
+            old.status = "ignored"
+            return True
+        return False
+
+    def _seen_again(self, card: Seen, t: float) -> bool:
         """A card that appears where a counted card of the seat left a moment ago, while a card
         laid after it, or another of his of that contest, still lies there (it was covered or
         lost a moment, not taken away: a seat's cards leave together), and may read as it, is
@@ -272,7 +288,8 @@ class Interpreter:
                     >= MAY_BE_SAME:
                 card.status, card.contest, card.at = "counted", old.contest, old.at
                 old.status = "ignored"
-                return
+                return True
+        return False
 
     def applied(self, decision: Apply) -> None:
         """The referee applied `decision`: its cards now stand for its play, and the next
