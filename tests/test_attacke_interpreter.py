@@ -687,10 +687,9 @@ def test_nothing_is_decided_after_the_game_is_over():
     assert t.game.log == events
 
 
-def test_a_concealed_play_too_low_is_asked_for_the_card_the_camera_missed():
-    """Ana laid a red 3 and one card face down; the camera saw the back only. The count a
-    person gave stands: the play, too low, is short of a card, which a person names (before,
-    the count was asked again and again, and the card never)."""
+def _a_back_too_low() -> tuple[Table, int]:
+    """Ana's red 7, Ben's shield 10, then one card face down from Ana, which is all the camera
+    sees of her play; a person says one lies face down, and is asked what the back is."""
     t = Table(players=2, variant=Variant(concealed=True))
     t.lay(0, sure("red-7"))
     t.wait()
@@ -701,6 +700,14 @@ def test_a_concealed_play_too_low_is_asked_for_the_card_the_camera_missed():
     t.answer("backs:0:0", "1")
     t.wait()
     assert "would have 8" in t.questions[f"card:{back}"].message
+    return t, back
+
+
+def test_a_concealed_play_too_low_is_asked_for_the_card_the_camera_missed():
+    """Ana laid a red 3 and one card face down; the camera saw the back only. The count a
+    person gave stands: the play, too low, is short of a card, which a person names (before,
+    the count was asked again and again, and the card never)."""
+    t, back = _a_back_too_low()
     t.answer(f"card:{back}", "back")
     t.wait()
     assert "backs:0:0" not in t.questions
@@ -711,15 +718,7 @@ def test_a_concealed_play_too_low_is_asked_for_the_card_the_camera_missed():
 
 
 def test_a_heap_a_person_says_holds_no_missing_card_is_counted_again():
-    t = Table(players=2, variant=Variant(concealed=True))
-    t.lay(0, sure("red-7"))
-    t.wait()
-    t.lay(1, sure("shield-10"))
-    t.wait()
-    back = t.lay(0, sure("back"))
-    t.wait()
-    t.answer("backs:0:0", "1")
-    t.wait()
+    t, back = _a_back_too_low()
     t.answer(f"card:{back}", "back")
     t.wait()
     t.answer("more:0:0", "none")  # no card missed: the heap holds more than he said
@@ -730,24 +729,18 @@ def test_a_heap_a_person_says_holds_no_missing_card_is_counted_again():
 
 
 def test_a_card_named_unseen_then_seen_late_is_that_card_not_one_more():
-    """Ana laid a red 5 and a card face down; the camera saw the back, a person named the red 5.
-    Then the camera finds the red 5 (it lay under her hand, read unsure): it is the card named,
+    """Ana laid a red 3 and a card face down; the camera saw the back, a person named the red 3.
+    Then the camera finds the red 3 (it lay under her hand, read unsure): it is the card named,
     counted once, and asks nothing (bench seed 3, contest 5: Ana's yellow 5 was counted twice)."""
-    t = Table(players=2, variant=Variant(concealed=True))
-    t.lay(0, sure("red-4"))
-    t.wait()
-    back = t.lay(1, sure("back"))
-    t.wait()
-    t.answer("backs:0:1", "1")
-    t.wait()
+    t, back = _a_back_too_low()
     t.answer(f"card:{back}", "back")
-    t.answer("more:0:1", "red-5")
-    t.answer("more:0:1", "none")
+    t.answer("more:0:0", "red-3")
+    t.answer("more:0:0", "none")
     t.wait()
-    assert t.events[-1] == CardsPlayed(1, (C("red-5"),), 1)
-    t.lay(1, read(("red-5", 0.6), ("red-3", 0.2)), dt=1.0)
+    assert t.events[-1] == CardsPlayed(0, (C("red-3"),), 1)
+    t.lay(0, read(("red-3", 0.6), ("red-2", 0.2)), dt=1.0)
     t.wait()
-    assert not t.questions and len(t.events) == 2
-    t.lay(0, sure("red-3"))
+    assert not t.questions and len(t.events) == 3
+    t.lay(1, sure("shield-7"))
     t.wait()
-    assert t.events[-1] == CardsPlayed(0, (C("red-3"),)) and not t.questions
+    assert t.events[-1] == CardsPlayed(1, (C("shield-7"),)) and not t.questions
