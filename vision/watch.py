@@ -29,6 +29,7 @@ A frame flows one way: motion -> find -> match -> read -> decide.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -159,18 +160,22 @@ class TableWatcher:
         self._noise = 0.95 * self._noise + 0.05 * min(float(cv2.mean(diff)[0]) + 1.0, 20.0)
         return diff > max(8.0, 4.0 * self._noise)
 
-    def _laid_now(self, quad: np.ndarray) -> bool:
-        """Has the place `quad` changed (CHANGED of it) since the table last lay still: a card
-        laid there now, not one lying there before (a heap's other cards, face down)?"""
+    def _laid_now(self) -> Callable[[np.ndarray], bool] | None:
+        """Whether a place (a quad) changed, CHANGED of it, since the table last lay still: a
+        card laid there now, not one lying there before (a heap's other cards, face down). None
+        before the table first lay still: any place may hold a new card. The frame's changes
+        are found once, for all the places asked about."""
         if self._before is None or self._prev is None:
-            return True
-        mask = np.zeros(self._prev.shape, np.uint8)
-        cv2.fillConvexPoly(mask, (quad * self._scale).astype(np.int32), 1)
-        area = int(mask.sum())
-        if area == 0:
-            return False
-        diff = cv2.absdiff(self._prev, self._before) > max(8.0, 4.0 * self._noise)
-        return float(diff[mask > 0].sum()) / area >= CHANGED
+            return None
+        changed = cv2.absdiff(self._prev, self._before) > max(8.0, 4.0 * self._noise)
+
+        def laid(quad: np.ndarray) -> bool:
+            mask = np.zeros(changed.shape, np.uint8)
+            cv2.fillConvexPoly(mask, (quad * self._scale).astype(np.int32), 1)
+            area = int(mask.sum())
+            return area > 0 and float(changed[mask > 0].sum()) / area >= CHANGED
+
+        return laid
 
     def _moved_over(self, quad: np.ndarray, motion: np.ndarray) -> bool:
         x, y, w, h = cv2.boundingRect((quad * self._scale).astype(np.int32))
@@ -286,7 +291,7 @@ class TableWatcher:
         if self._card is None:
             return []
         named = [(t.det.quad, t.reading.label) for t in self._tracks if t.reading.label]
-        cards = look_within(frame, self.reader, det, taken, self._card, named, self._laid_now)
+        cards = look_within(frame, self.reader, det, taken, self._card, named, self._laid_now())
         if cards:
             self._fans.append(_Fan(det.quad, tuple(d for d, _ in cards)))
         return cards
