@@ -113,3 +113,14 @@ def test_a_box_the_size_of_its_window_is_that_window_and_those_turned_across_it(
     windows = box.windows(50, 77, step=20, reach=0)
     assert windows[0] == box
     assert [round(b.angle, 6) for b in windows[1:]] == [round(0.3 + math.pi / 2, 6)] * 2
+
+
+@given(st.floats(0, math.pi - 1e-3), st.floats(0, math.pi - 1e-3),
+       st.floats(20, 200), st.floats(20, 200))
+def test_a_box_held_in_another_orientation_holds_each_of_its_corners(angle, turn, w, h):
+    box = Box(300, 200, w, h, angle)
+    held = box.held_in(turn)
+    assert held.angle == pytest.approx(turn % math.pi)
+    assert covered(box.quad(), [held.quad()], cell=0.5) > 0.97
+    if abs(turn - angle) < 1e-9:  # in its own orientation: itself
+        assert (held.w, held.h) == (pytest.approx(w, abs=1e-3), pytest.approx(h, abs=1e-3))

@@ -5,6 +5,7 @@ CLI's `teach --game` and `recognize --deck`."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -314,6 +315,33 @@ def test_a_fan_boxed_as_one_is_read_card_by_card(taught, design):
     seen = look_at(frame, Reader.from_deck(taught[0]))
     assert sorted((s.reading.label, round(s.center[0] / 48)) for s in seen) == \
         sorted((t.card.label, round(t.center[0] / 48)) for t in truth)
+
+
+@pytest.mark.parametrize("names", [("purple-5", "purple-4"), ("yellow-3", "yellow-2"),
+                                   ("red-2", "red-7")])
+def test_a_card_laid_on_another_boxed_askew_with_it_is_found_as_that_one_lies(taught, design,
+                                                                             names):
+    """Two cards lying sideways, the second laid on the first 0.55 of a width further up (a
+    seat's stack at the side of the table), boxed as one by a box lying askew of both, as the
+    detector boxed such a stack in a whole game: windows in the orientation of the card the
+    box touches find the one laid on it (in the box's own orientations, none of them)."""
+    from vision.detect import Detection
+    from vision.geometry import Box, box_of_quad
+    from vision.recognize import look_within
+    from vision.sim.faces import Printed
+    from vision.sim.scene import Placement
+
+    cards = [Placement(Printed(n, design), (700, 400 - 45 * k), 90.0, 84.0)
+             for k, n in enumerate(names)]
+    frame, truth = render_frame(cards, Conditions(table="cloth_green", light_gradient=0.3,
+                                                  noise=2.0), seed=4)
+    below = np.asarray(truth[0].corners, np.float32)
+    card = box_of_quad(below)
+    askew = Detection(Box(700, 378, 100, 150, 0.9), 0.5)
+    found = look_within(frame, Reader.from_deck(taught[0]), askew, [below], (card.w, card.h),
+                        [(below, names[0])])
+    assert [look.reading.label for _, look in found] == [names[1]]
+    assert math.dist(found[0][0].box.centre, truth[1].center) < 0.35 * card.w
 
 
 def test_the_watcher_sees_each_card_laid_into_a_fan(taught, design):

@@ -79,6 +79,14 @@ class Box:
                     out.append(Box(float(cx), float(cy), w, h, angle % math.pi))
         return out
 
+    def held_in(self, angle: float) -> Box:
+        """The smallest box whose long axis lies at `angle` that holds this one."""
+        u = np.array([math.cos(angle), math.sin(angle)])
+        corners = self.quad() - np.array([self.cx, self.cy], np.float32)
+        along = corners @ u
+        across = corners @ np.array([-u[1], u[0]])
+        return Box(self.cx, self.cy, float(np.ptp(across)), float(np.ptp(along)), angle % math.pi)
+
     def _pair(self, u: np.ndarray, w: float, h: float) -> tuple[Box, Box]:
         """Two boxes w x h lying across this one, their centres this one's -u and +u."""
         angle = (self.angle + math.pi / 2) % math.pi

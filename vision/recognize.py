@@ -36,6 +36,8 @@ FAN_STEP = 0.25     # it is looked at in card-sized windows this many card width
 FAN_REACH = 0.33    # reaching this far past its edges (in card widths);
 FAN_APART = 0.35    # cards read in them lie this many card widths apart at least,
 TWIN_APART = 0.9    # two of one name this many (a fan's copies lie a card's width apart)
+NUDGE, NUDGED = 0.5, 3  # windows beside the 3 likeliest unsure ones (read at 0.5 or more)
+ASKEW = 0.15        # ... and windows in the orientation of a card it touches this askew (rad)
 
 
 @dataclass(frozen=True)
@@ -103,9 +105,13 @@ def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
     w, h = card
     if max(det.box.w / w, det.box.h / h) < LARGER:
         return []
-    boxes = [b for b in det.box.windows(w, h, FAN_STEP * w, FAN_REACH * w)
+    boxes = [b for b in _fan_windows(det.box, taken, w, h)
              if apart(b.quad(), taken) and (new is None or new(b.quad()))]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
+    nudged = [b for b in _nudged(boxes, looks, FAN_STEP * w / 2)
+              if apart(b.quad(), taken) and (new is None or new(b.quad()))]
+    boxes += nudged
+    looks += reader.read([rectify(frame, b.quad()) for b in nudged]) if nudged else []
     sure = sorted((i for i, look in enumerate(looks)
                    if look.reading.sure and look.no_card < NOT_A_CARD),
                   key=lambda i: -looks[i].reading.confidence)
@@ -118,6 +124,43 @@ def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
                 all(_far(b.centre, c, TWIN_APART * w) for c, name in names if name == label):
             kept.append((Detection(b, det.score, window=True), looks[i]))
     return kept
+
+
+def _nudged(boxes: Sequence[Box], looks: Sequence[Look], shift: float) -> list[Box]:
+    """Windows `shift` (half the grid's step) beside the NUDGED likeliest unsure ones, each way
+    along both axes: a grid a quarter card apart may straddle a card that a window nearer to
+    it reads surely."""
+    likely = sorted((i for i, look in enumerate(looks) if not look.reading.sure
+                     and look.no_card < NOT_A_CARD and look.reading.named
+                     and look.reading.named[0][1] >= NUDGE),
+                    key=lambda i: -looks[i].reading.named[0][1])[:NUDGED]
+    out = []
+    for i in likely:
+        b = boxes[i]
+        u = (math.cos(b.angle) * shift, math.sin(b.angle) * shift)
+        for dx, dy in (u, (-u[0], -u[1]), (-u[1], u[0]), (u[1], -u[0])):
+            out.append(Box(b.cx + dx, b.cy + dy, b.w, b.h, b.angle))
+    return out
+
+
+def _fan_windows(box: Box, taken: Sequence[np.ndarray], w: float, h: float) -> list[Box]:
+    """Card-sized windows over `box`, in its orientations and in those of the cards `taken`
+    that it touches: a card laid on another lies much as that one does, where the detector may
+    box the two askew."""
+    out = box.windows(w, h, FAN_STEP * w, FAN_REACH * w)
+    angles = [box.angle]
+    for q in taken:
+        angle = box_of_quad(q).angle
+        if covered(q, [box.quad()]) > 0 and all(_askew(angle, a) for a in angles):
+            angles.append(angle)
+            out += box.held_in(angle).windows(w, h, FAN_STEP * w, FAN_REACH * w)
+    return out
+
+
+def _askew(a: float, b: float) -> bool:
+    """Two long axes' directions ASKEW apart, either way round (a box's two orientations)."""
+    d = abs(a - b) % (math.pi / 2)
+    return min(d, math.pi / 2 - d) >= ASKEW
 
 
 def _far(a: tuple[float, float], b: tuple[float, float], distance: float) -> bool:

@@ -199,12 +199,15 @@ class TableWatcher:
         to_read: list[tuple[Detection, _Track | None]] = []
         smears: list[Detection] = []
         found = self._unfanned(distinct(self.detector.find(frame)), motion)
+        boxed: dict[int, Detection] = {}  # the detector's own box of a track's steadied one
         for det, track in zip(found, self._match(found), strict=True):
             if track is not None:
+                raw = det
                 steady = _steady(det, track.det)
                 if steady is track.det and det is not track.det:
                     smears.append(det)  # like none of the card's boxes: looked at on its own too
                 det = steady
+                boxed[id(det)] = raw
                 seen.add(id(track))
                 track.missing = 0
             if self._moved_over(det.quad, motion):
@@ -225,6 +228,8 @@ class TableWatcher:
         batch = to_read[: self.max_reads]
         looks = self.reader.read([rectify(frame, d.quad) for d, _ in batch])
         self.stats["reads"] += len(batch)
+        empty = {id(boxed.get(id(d), d)) for (d, _), look in zip(batch, looks, strict=True)
+                 if look.no_card >= NOT_A_CARD}  # boxes of no card: no card's place is taken
         for (det, track), look in zip(batch, looks, strict=True):
             if track is not None and look.no_card < NOT_A_CARD:
                 if not self._laid_over(track, det, look):
@@ -234,7 +239,9 @@ class TableWatcher:
                 track = None
             if track is not None:  # its box shows no card now: a card laid half over it, boxed
                 track.count, track.disturbed = track.count + 1, False  # with it; it lies there
-            taken = [d.quad for d in found if d is not det] + [t.det.quad for t in self._tracks]
+                det, look = self._as_boxed(frame, det, look, boxed)  # the new card is there
+            taken = [d.quad for d in found if d is not det and id(d) not in empty] + \
+                [t.det.quad for t in self._tracks]
             for card_det, card_look in self._new_cards(frame, det, look, taken,
                                                        smear=track is not None or det in smears):
                 self._ids += 1
@@ -252,6 +259,17 @@ class TableWatcher:
             else:
                 changes += self._decide(t, frame)
         return changes
+
+    def _as_boxed(self, frame: np.ndarray, det: Detection, look: Look,
+                  boxed: dict[int, Detection]) -> tuple[Detection, Look]:
+        """The detector's own box of a track's box that showed no card, and its look: a card's
+        box steadied to its place (`_steady`) holds only a part of a fan laid over it."""
+        raw = boxed.get(id(det), det)
+        if raw is det:
+            return det, look
+        look = self.reader.read([rectify(frame, raw.quad)])[0]
+        self.stats["reads"] += 1
+        return raw, look
 
     def _new_cards(self, frame: np.ndarray, det: Detection, look: Look,
                    taken: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
