@@ -75,7 +75,7 @@ def loop_latency(events: list, footage: Path, work: Path) -> dict:
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         t0 = time.perf_counter()
         changes = watcher.feed(frame)
-        referee.put(Seen(tuple(changes), i / FPS, frame if changes else None))
+        referee.put(Seen(tuple(changes), i / FPS, frame if changes else None, watcher.moving))
         referee.drain()
         busy.append(time.perf_counter() - t0)
         game = referee.game

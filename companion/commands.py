@@ -63,12 +63,14 @@ class Finish:
 
 @dataclass(frozen=True)
 class Seen:
-    """From the camera thread: the watcher's changes at frame time `t` (seconds), and the frame
-    itself (for the photo of a trick). Sent for every frame, so time passes for the referee."""
+    """From the camera thread: the watcher's changes at frame time `t` (seconds), the frame
+    itself (for the photo of a trick), and the zones a hand moved over in it. Sent for every
+    frame, so time passes for the referee."""
 
     changes: tuple[Any, ...]
     t: float
     frame: Any = None
+    moving: frozenset[Any] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,7 @@ def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
             t = result.frames / source.fps
             result.frames += 1
             changes = watcher.feed(frame)
-            referee.handle(Seen(tuple(changes), t, frame if changes else None))
+            referee.handle(Seen(tuple(changes), t, frame if changes else None, watcher.moving))
             _count(result, answer_all(referee, true))
         referee.handle(Flush())
         _count(result, answer_all(referee, true))

@@ -41,7 +41,8 @@ def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, ans
         began = time.perf_counter()
         while (frame := source.read()) is not None:
             changes = watcher.feed(frame)
-            referee.handle(Seen(tuple(changes), n / fps, frame if changes else None))
+            referee.handle(Seen(tuple(changes), n / fps, frame if changes else None,
+                                watcher.moving))
             n += 1
             a, o = answer_all(referee, answer)
             asked, offered = asked + a, offered + o

@@ -129,7 +129,7 @@ class Pipeline:
                     self._report_failure()
                     changes = []
                 self.busy_s += time.perf_counter() - began
-                self.put(Seen(tuple(changes), t, frame if changes else None))
+                self.put(Seen(tuple(changes), t, frame if changes else None, watcher.moving))
             if self.realtime and not self.source.live:
                 due = start + self.frames / (self.source.fps * self.speed)
                 wait = due - self.clock()

@@ -196,8 +196,8 @@ class Referee:
 
     def handle(self, command: Any) -> Any:
         match command:
-            case Seen(changes=changes, t=t, frame=frame):
-                return self._seen(changes, t, frame)
+            case Seen(changes=changes, t=t, frame=frame, moving=moving):
+                return self._seen(changes, t, frame, moving)
             case CameraStatus(ok=ok, detail=detail):
                 self.camera_ok = ok
                 self.message = detail
@@ -228,13 +228,14 @@ class Referee:
 
     # -- what the camera saw ----------------------------------------------------------------------
 
-    def _seen(self, changes: tuple[Any, ...], t: float, frame: Any) -> list[Moment]:
+    def _seen(self, changes: tuple[Any, ...], t: float, frame: Any,
+              moving: frozenset[Any]) -> list[Moment]:
         self.last_t = t
         if frame is not None:
             self.last_frame = frame
             self._keep_crops(changes, frame)
-        if changes:
-            self.interpreter.seen(changes, t)
+        if changes or moving:
+            self.interpreter.seen(changes, t, moving)
         return self._decide(t)
 
     def _keep_crops(self, changes: tuple[Any, ...], frame: Any) -> None:

@@ -90,6 +90,12 @@ class Table:
         self.it.seen(changes, self.t)
         self.settle()
 
+    def hand(self, seat: int, dt: float = 0.4) -> None:
+        """A hand moves over the seat's zone (the camera saw motion there, no card)."""
+        self.t += dt
+        self.it.seen([], self.t, frozenset({seat}))
+        self.settle()
+
     def wait(self, seconds: float = SETTLE_S) -> None:
         self.t += seconds
         self.settle()
@@ -191,6 +197,22 @@ def test_a_play_of_several_cards_waits_until_the_laying_settles():
     assert t.events == []
     t.wait()
     assert t.events == [CardsPlayed(0, (C("red-3"), C("shield-7")))]
+
+
+def test_a_laying_goes_on_while_the_seat_s_hand_comes_back():
+    """Ben lays a 2, a card the camera misses (only his hand is seen), then a 3: one play, the
+    laying settling SETTLE_S after his hand last left, however long after its last card seen."""
+    t = Table()
+    t.lay(0, sure("green-2"))
+    for _ in range(8):
+        t.hand(0)
+    assert t.t - 0.4 > SETTLE_S and t.events == []  # more than SETTLE_S after the 2
+    t.lay(0, sure("green-3"))
+    t.wait(SETTLE_S - 0.1)
+    assert t.events == []
+    t.hand(1)  # another seat's hand: his zone, not Ben's
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("green-2"), C("green-3")))]
 
 
 def test_the_next_seat_s_card_settles_the_play_at_once():

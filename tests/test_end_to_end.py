@@ -177,7 +177,7 @@ def test_twenty_restarts_at_random_frames_invent_nothing(rendered, tmp_path):
             store, referee, watcher = start()
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         changes = watcher.feed(frame)
-        referee.handle(Seen(tuple(changes), k / FPS, frame if changes else None))
+        referee.handle(Seen(tuple(changes), k / FPS, frame if changes else None, watcher.moving))
         questions += answer_all(referee, true_game)[0]
     referee.handle(Flush())
     questions += answer_all(referee, true_game)[0]
@@ -253,7 +253,7 @@ def test_a_person_answers_every_question_through_the_json_api(rendered, tmp_path
     k = 0
     while (frame := source.read()) is not None:
         changes = watcher.feed(frame)
-        referee.handle(Seen(tuple(changes), k / FPS, frame if changes else None))
+        referee.handle(Seen(tuple(changes), k / FPS, frame if changes else None, watcher.moving))
         referee.publish()  # as the referee's loop does after each message
         answer_what_the_page_shows()
         k += 1

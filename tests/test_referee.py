@@ -443,7 +443,7 @@ def test_a_full_disk_refuses_the_event_and_the_loop_lives_on(referee, monkeypatc
 
 
 def test_an_unexpected_error_answers_the_call_and_the_loop_goes_on(referee, monkeypatch, capsys):
-    def broken(changes, t):
+    def broken(changes, t, moving=frozenset()):
         raise KeyError("a bug")
 
     monkeypatch.setattr(referee.interpreter, "seen", broken)

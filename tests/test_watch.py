@@ -87,6 +87,26 @@ def test_a_hand_passing_over_a_card_changes_nothing(reader):
     assert not w.busy
 
 
+def test_the_zones_a_hand_moves_over_are_told(reader, footage):
+    """A hand reaching into seat 0's zone moves over it, not over the far seat's; a still
+    table moves over none."""
+    _, _, zones = footage
+    seat0, seat2 = (np.mean(zones["seats"][k], axis=0) for k in (0, 2))
+    cond = Conditions(table="wood_light", noise=2.0)
+    still, _ = render_frame([], cond, seed=1)
+    w = TableWatcher(zones, reader)
+    for _ in range(3):
+        w.feed(still)
+    assert w.moving == frozenset()
+    pose = HandPose(entry=(float(seat0[0]), 760.0), tip=(float(seat0[0]), float(seat0[1])),
+                    palm_px=150.0)
+    w.feed(render_frame([], cond, seed=1, hand_poses=[pose])[0])
+    assert 0 in w.moving and 2 not in w.moving, (w.moving, seat0, seat2)
+    w.feed(still)  # the hand left: that frame moved where it was
+    w.feed(still)
+    assert w.moving == frozenset()
+
+
 def test_a_card_is_committed_once_stable_and_removed_once_gone(reader):
     cond = Conditions(table="wood_dark")
     empty, _ = render_frame([], cond, seed=3)

@@ -51,7 +51,7 @@ from vision.recognize import (
     part_of_a_card,
 )
 from vision.types import Change, Observation, Reading
-from vision.zones import Zones, as_zones
+from vision.zones import Zone, Zones, as_zones
 
 TINY_W = 160
 MATCH = 0.45        # a box within this many card widths of a track is that card
@@ -116,12 +116,20 @@ class TableWatcher:
         self._settled = False  # a full pass since the last motion left nothing waiting
         self._card: tuple[float, float] | None = None  # the size of the cards on the table
         self._fans: list[_Fan] = []  # boxes the detector gives a fan, and the cards found in it
+        self._moving: frozenset[Zone] = frozenset()
+        self._zone_masks: list[tuple[Zone, np.ndarray]] = []  # each zone at the motion's scale
         self.stats = {"still": 0, "full": 0, "reads": 0}
 
     @property
     def busy(self) -> bool:
         """Something moved over the table in the last frame (a hand)."""
         return self._busy
+
+    @property
+    def moving(self) -> frozenset[Zone]:
+        """The zones (seats, places, the scoring row) something moved over in the last frame:
+        where a hand is laying or taking cards."""
+        return self._moving
 
     def cards(self) -> list[Observation]:
         return [t.committed for t in self._tracks if t.committed is not None]
@@ -132,6 +140,7 @@ class TableWatcher:
         self.frame_index += 1
         motion = self._motion(frame)
         self._busy = bool(motion.any())
+        self._moving = self._zones_under(motion) if self._busy else frozenset()
         if self._busy:
             self._settled = False
         elif self._settled and not any(self._waiting(t) for t in self._tracks):
@@ -159,6 +168,21 @@ class TableWatcher:
         diff = cv2.absdiff(tiny, prev)
         self._noise = 0.95 * self._noise + 0.05 * min(float(cv2.mean(diff)[0]) + 1.0, 20.0)
         return diff > max(8.0, 4.0 * self._noise)
+
+    def _zones_under(self, motion: np.ndarray) -> frozenset[Zone]:
+        """The zones that `motion` (at the motion's scale) touches."""
+        if self.zones is None:
+            return frozenset()
+        if not self._zone_masks or self._zone_masks[0][1].shape != motion.shape:
+            polygons: list[tuple[Zone, np.ndarray]] = [
+                *enumerate(self.zones.seats), ("scoring", self.zones.scoring),
+                *self.zones.places]
+            self._zone_masks = []
+            for zone, polygon in polygons:
+                mask = np.zeros(motion.shape, np.uint8)
+                cv2.fillPoly(mask, [(polygon * self._scale).astype(np.int32)], 1)
+                self._zone_masks.append((zone, mask > 0))
+        return frozenset(zone for zone, mask in self._zone_masks if motion[mask].any())
 
     def _laid_now(self) -> Callable[[np.ndarray], bool] | None:
         """Whether a place (a quad) changed, CHANGED of it, since the table last lay still: a

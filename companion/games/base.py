@@ -279,7 +279,10 @@ class Interpreter(Protocol):
 
     settle_s: float  # how long what the camera saw may still change before it is decided
 
-    def seen(self, changes: Iterable[Any], t: float) -> None: ...
+    def seen(self, changes: Iterable[Any], t: float, moving: frozenset[Any] = frozenset()
+             ) -> None:
+        """The watcher's changes at frame time t, and the zones a hand moved over then."""
+        ...
 
     def decide(self, game: Any, t: float) -> list[Decision]:
         """At most one Apply (the referee applies it and asks again), or questions to ask and

@@ -226,11 +226,18 @@ class Interpreter:
     _short: set[tuple[int, int]] = field(default_factory=set)  # laid cards the camera missed
     _unseen: int = 0                                            # cards named, never seen
     _turn_began: float = 0.0                 # when the table showed the last event applied
+    _hands: dict[int, float] = field(default_factory=dict)  # seat -> when a hand last moved there
 
     # -- what happened -------------------------------------------------------------------------
 
-    def seen(self, changes: Iterable[Change], t: float) -> None:
-        """The watcher's changes at frame time t."""
+    def seen(self, changes: Iterable[Change], t: float, moving: frozenset[Any] = frozenset()
+             ) -> None:
+        """The watcher's changes at frame time t, and the zones a hand moved over then: a
+        seat's laying goes on while his hand comes and goes (a card the camera missed under
+        it is still one of the laying), and is over SETTLE_S after the hand last left."""
+        for zone in moving:
+            if isinstance(zone, int):
+                self._hands[zone] = t
         changes = list(changes)
         read_again = {c.observation.track for c in changes if c.kind == "appeared"}
         for change in changes:
@@ -509,9 +516,14 @@ class Interpreter:
         last = max(c.order for c in mine)
         gone = not any(c.present for c in mine)  # taken away, not moved: his laying was over
         return ((gone and t - max(c.gone_t for c in mine) >= GONE_S - 1e-9)
-                or t - max(c.t for c in mine) >= self.settle_s - 1e-9
+                or t - self._quiet(mine[0].zone, max(c.t for c in mine)) >= self.settle_s - 1e-9
                 or any(c.order > last and c.zone is not None and c.zone != mine[0].zone
                        for c in self.cards.values()))
+
+    def _quiet(self, zone: int | None, since: float) -> float:
+        """When the seat's zone last changed: `since` (its last card seen), or later, when a
+        hand last moved over it."""
+        return max(since, self._hands.get(zone, since)) if zone is not None else since
 
     def _waiting(self, zone: int | None) -> list[Seen]:
         """The cards in a seat's zone that are no part of the game yet, in arrival order."""

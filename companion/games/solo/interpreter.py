@@ -210,8 +210,11 @@ class Interpreter:
 
     # -- what happened -------------------------------------------------------------------------
 
-    def seen(self, changes: Iterable[Change], t: float) -> None:
-        """The watcher's changes at frame time t."""
+    def seen(self, changes: Iterable[Change], t: float, moving: frozenset[Any] = frozenset()
+             ) -> None:
+        """The watcher's changes at frame time t. A mission's cards settle on the cards alone:
+        one player lays them all, and the watcher commits a card once nothing moves over it,
+        so hands (`moving`) tell nothing more."""
         changes = list(changes)
         read_again = {c.observation.track for c in changes if c.kind == "appeared"}
         for change in changes:

@@ -158,10 +158,13 @@ class Interpreter:
 
     # -- what happened -------------------------------------------------------------------------
 
-    def seen(self, changes: Iterable[Change], t: float) -> None:
-        """The watcher's changes at frame time t."""
+    def seen(self, changes: Iterable[Change], t: float, moving: frozenset[Any] = frozenset()
+             ) -> None:
+        """The watcher's changes at frame time t. A trick settles on the cards alone (the
+        watcher commits a card once nothing moves over it), so hands (`moving`) tell nothing
+        more."""
         changes = list(changes)
-        if self.started is None:
+        if self.started is None and changes:
             self.started = t
         read_again = {c.observation.track for c in changes if c.kind == "appeared"}
         for change in changes:
