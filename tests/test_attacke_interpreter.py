@@ -394,6 +394,31 @@ def test_a_card_laid_and_cleared_with_the_victors_is_his_play_all_the_same():
                             Passed(0)]
 
 
+def test_a_card_laid_while_a_question_held_the_turn_then_cleared_is_her_play():
+    """The camera misses Cy's red 5; Ana lays a red 7 while the table is asked about him; his 5
+    is seen late, after her 7; she clears all her cards (she passed after her play). Her 7
+    came before her turn began and left with her counted cards, but reads as none of them:
+    it is her play, not one of them seen twice."""
+    t = Table()
+    mine = []
+    for seat, name in ((0, "red-2"), (1, "red-3"), (2, "red-4"), (0, "red-3"), (1, "red-3")):
+        track = t.lay(seat, sure(name))
+        mine += [track] if seat == 0 else []
+        t.wait()
+    t.hand(2)  # Cy lays his 5 under his hand: the camera misses it
+    t.wait()
+    mine.append(t.lay(0, sure("red-7")))
+    t.wait()
+    t.answer("pass:0:2", "more")
+    t.answer("more:0:2", "red-5")
+    t.answer("more:0:2", "none")
+    t.lay(2, sure("red-5"))  # seen late
+    t.take(*mine)
+    t.wait()
+    t.wait()
+    assert t.events[5:7] == [CardsPlayed(2, (C("red-5"),)), CardsPlayed(0, (C("red-7"),))]
+
+
 def ben_lays_again_while_anas_card_lies() -> Table:
     """Ana, Ben and Cy challenged in red; at Ana's turn Ben lays again, her red 3 still there."""
     t = Table()

@@ -537,10 +537,11 @@ class Interpreter:
         once (moved: another card arrived there within GONE_S) is not laid twice. Where cards
         left for good, the laying ended then (the victor clearing his cards as soon as the
         others passed unseen): it is the cards laid until then; what came later is his next.
-        A card that appeared before his turn began and left with his counted cards was one of
-        them seen twice (a heap), not laid. A card of his laid after another seat's card is his
-        next laying (the table went on while a question about this one waited)."""
-        cleared = [c.gone_t for c in self.cards.values()
+        A card that appeared before his turn began and left with his counted cards, reading as
+        one of them, was that one seen twice (a heap), not laid. A card of his laid after
+        another seat's card is his next laying (the table went on while a question about this
+        one waited)."""
+        cleared = [c for c in self.cards.values()
                    if c.status == "counted" and c.zone == seat and c.seen and not c.present]
         zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
                 and self._may_be_laid(c, cleared)]
@@ -552,15 +553,19 @@ class Interpreter:
         ended = min(c.gone_t for c in left)
         return [c for c in zone if not c.seen or (c.t <= ended and (c in left or c.present))]
 
-    def _may_be_laid(self, c: Seen, cleared: list[float]) -> bool:
+    def _may_be_laid(self, c: Seen, cleared: list[Seen]) -> bool:
         """A waiting card of the seat's zone that may be of his laying: lying there, named by
         a person, or gone since his turn began, unless it appeared before that and left with
-        his counted cards (when they were `cleared`)."""
+        one of his counted cards (`cleared`) that it may read as (the turn waited on a
+        question while he laid it, and it is his next play all the same)."""
         if c.present or not c.seen:
             return True
         if c.gone_t < self._turn_began:
             return False
-        return c.t >= self._turn_began or not any(abs(c.gone_t - g) <= GONE_S for g in cleared)
+        return c.t >= self._turn_began or not any(
+            abs(c.gone_t - g.gone_t) <= GONE_S
+            and _probability(c.reading, g.named or sure_name(g.reading) or "") >= MAY_BE_SAME
+            for g in cleared)
 
     def _until_another_seat(self, seat: int, zone: list[Seen]) -> list[Seen]:
         """The seen cards of `zone` (in order) up to the first laid after another seat's
