@@ -159,6 +159,23 @@ def test_a_lone_jack_and_an_informant_turned_are_a_jack_played():
     assert t.events == [CardDrawn(), JackPlayed(C("JS"), C("7H"))]
 
 
+def test_informants_seen_anew_as_likely_backs_are_not_asked_about_for_a_jack():
+    """Under the hand that turns one informant, the camera loses the others and sees them anew,
+    unsure but likelier their backs than anything: the turned one is the jack's, and nobody
+    is asked which card each of the others is."""
+    t = Table()
+    backs = dealt(t)
+    t.lay(HAND, sure("JS"))
+    t.wait()
+    t.take(*backs)
+    t.lay(ROW, read(("back", 0.85), ("7H", 0.05)), x=0)
+    t.lay(ROW, sure("7H"), x=1)
+    t.lay(ROW, read(("back", 0.8), ("5D", 0.1)), x=2)
+    assert list(t.questions) == ["draws:0"]  # (how many she drew is asked of every move)
+    t.drew(1)
+    assert t.events == [CardDrawn(), JackPlayed(C("JS"), C("7H"))]
+
+
 def test_a_jack_s_informant_read_late_is_its_own_even_once_cleared():
     t = Table()
     backs = dealt(t)

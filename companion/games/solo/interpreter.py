@@ -661,11 +661,14 @@ class Interpreter:
               questions: list[Question]) -> Move | None:
         """A lone jack: it turned the informant that appeared face up; taken away with none
         seen turned for twice `settle_s` (a slow read has that long), a person says whether it
-        was discarded or which informant it turned (the camera may have missed the card)."""
+        was discarded or which informant it turned (the camera may have missed the card). A
+        card of the row that most likely shows its back (an informant seen anew after a hand
+        passed over it) is no turned one: not asked about one by one."""
         if not jack.present:  # turned before the jack was taken away: later ones are not its
             row = [c for c in row if c.t <= jack.gone_t]
         names = self._certain(row, lambda n, others: informant(game, n, others))
-        faces = [(c, n) for c, n in zip(row, names, strict=True) if n != BACK]
+        faces = [(c, n) for c, n in zip(row, names, strict=True)
+                 if n != BACK and (n is not None or _top(c.reading) != BACK)]
         if faces:
             self._ask_cards(game, [c for c, _ in faces], [n for _, n in faces], questions,
                             "turn with the jack")
