@@ -365,3 +365,39 @@ def test_a_card_boxed_with_one_laid_half_over_it_is_still_committed():
     appeared = [e for e in _run(w, [frame] * 30) if e[1] == "appeared"]
     assert len(appeared) == 1
     assert [o.reading.named[0][0] for o in w.cards()] == ["green-5"]
+
+
+def test_an_unsure_card_a_hand_covers_before_its_reads_are_spent_is_committed_unsure():
+    """A card read unsure lies still 0.5 s, then the next card's hand comes over it (a player
+    lays on at once): it is committed, unsure, as the hand covers it, so that the table is
+    asked about it. Before, it waited 1.2 s for its re-reads, and a card laid on it that soon
+    was never told at all."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    card = Box(200, 150, 80, 123, np.pi / 2)
+    unsure = Reading.of_name(None, 0.83, (("green-7", 0.83), ("purple-7", 0.09)), 0.9)
+
+    class OneBox:
+        def find(self, frame):
+            return [Detection(card, 0.9)]
+
+    class Unsure:
+        tightrope = False
+
+        def read(self, crops):
+            return [Look(unsure, 0, 0.01) for _ in crops]
+
+    table = np.full((300, 400, 3), 60, np.uint8)
+    laid = table.copy()
+    cv2.rectangle(laid, (140, 110), (263, 190), (240, 240, 240), -1)
+    hands = []
+    for k in range(12):  # a hand moving over the card, frame after frame
+        frame = laid.copy()
+        cv2.circle(frame, (150 + 8 * k, 150), 70, (90, 140, 200), -1)
+        hands.append(frame)
+    w = TableWatcher(None, Unsure(), fps=10.0, detector=OneBox())  # type: ignore[arg-type]
+    assert _run(w, [table] * 3 + [laid] * 5) == []  # still, unsure: its re-reads go on
+    events = [(kind, label) for _, kind, label, _ in _run(w, hands)]
+    assert events == [("appeared", "unknown")]
+    assert [o.reading.named[0][0] for o in w.cards()] == ["green-7"]

@@ -224,6 +224,7 @@ class TableWatcher:
         smears: list[Detection] = []
         found = self._unfanned(distinct(self.detector.find(frame)), motion)
         boxed: dict[int, Detection] = {}  # the detector's own box of a track's steadied one
+        hidden: list[Change] = []  # unsure cards a hand now covers, committed before it does
         for det, track in zip(found, self._match(found), strict=True):
             if track is not None:
                 raw = det
@@ -236,6 +237,7 @@ class TableWatcher:
                 track.missing = 0
             if self._moved_over(det.quad, motion):
                 if track is not None:  # a hand over it: not still, not read until it is
+                    hidden += self._covered_unsure(track)
                     track.count, track.disturbed = 0, True
                 continue
             if track is not None and not (self._reread(track) or self._confirm_due(track)
@@ -272,7 +274,7 @@ class TableWatcher:
                 self._tracks.append(_Track(self._ids, card_det, card_look, count=1))
                 seen.add(id(self._tracks[-1]))
         self._mark_across()
-        changes: list[Change] = []
+        changes = hidden
         for t in self._parts():  # the cards read around it show what this box really is
             self._tracks.remove(t)
             if t.committed is not None:
@@ -416,14 +418,26 @@ class TableWatcher:
             return []
         if t.reading.sure and not t.confirmed:
             return []
+        return self._commit(t, _thumb(frame, t.det.quad))
+
+    def _commit(self, t: _Track, thumb: _Thumb | None) -> list[Change]:
         obs = Observation(t.reading, t.quad, t.center, self._zone(t.center), t.count, t.id)
         out = []
         if t.committed is not None:
             out.append(Change("removed", t.committed, self.frame_index))
-        t.committed = obs
-        t.thumb = _thumb(frame, t.det.quad)
+        t.committed, t.thumb = obs, thumb
         out.append(Change("appeared", obs, self.frame_index))
         return out
+
+    def _covered_unsure(self, t: _Track) -> list[Change]:
+        """A card read unsure that lay still long enough to be one, its re-reads not yet spent,
+        that a hand now covers (the next card laid on it, or it is taken away): committed now,
+        unsure, so that the table is asked about it rather than never told. (No thumbnail: the
+        hand is over its place.)"""
+        if t.committed is not None or t.reading.sure or t.across or t.count < self.need or \
+                sum(p for _, p in t.reading.named) < 0.5:
+            return []
+        return self._commit(t, None)
 
     def _need_for(self, t: _Track) -> int:
         if t.reading.sure:
@@ -439,12 +453,13 @@ class TableWatcher:
         """A track no box matched: covered (something moves over it), still there (its place
         looks as it did), or gone."""
         if self._moved_over(t.det.quad, motion):  # under a hand, or being taken away: wait
+            hidden = self._covered_unsure(t)
             t.count, t.disturbed = 0, True
             if t.committed is None:
                 t.missing += 1
                 if t.missing > 3 * self.need:
                     self._tracks.remove(t)  # a glimpse under a hand, never confirmed
-            return []
+            return hidden
         if t.thumb is not None and _similar(_thumb(frame, t.det.quad), t.thumb):
             t.missing = 0
             t.count += 1
