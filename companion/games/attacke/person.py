@@ -48,7 +48,8 @@ class Person:
             laid = contest.concealed[seat] - _counted(state, index, seat)["back"]
             return str(laid) if str(laid) in ids else ids[-1]
         if kind == "more":  # he sees what the camera counts of the laying (the message says)
-            missing = now - _laying(str(conflict.get("message", "")))
+            laid = _through(self._plays.get((index, seat), []), sum(counted.values()))
+            missing = laid - counted - _laying(str(conflict.get("message", "")))
             return next((i for i in ids if missing[i] > 0), "none")
         if kind != "card":
             return ids[-1]
@@ -99,6 +100,18 @@ def _plays(true: Game) -> dict[tuple[int, int], list[Counter[str]]]:
             cards["back"] = event.concealed
             out.setdefault((game.contest.index, event.seat), []).append(cards)
         game.apply(event)
+    return out
+
+
+def _through(plays: list[Counter[str]], counted: int) -> Counter[str]:
+    """The cards of the plays up to the first not wholly among the `counted` cards, that one
+    included: what the seat has laid by now (the camera may have counted a card of that play
+    and missed another)."""
+    out: Counter[str] = Counter()
+    for play in plays:
+        out += play
+        if sum(out.values()) > counted:
+            break
     return out
 
 
