@@ -124,12 +124,12 @@ class Pipeline:
             if watcher is not None:
                 began = time.perf_counter()
                 try:
-                    changes = watcher.feed(frame)
+                    changes, moving = watcher.feed(frame), watcher.moving
                 except Exception:  # one bad frame must not stop the camera: report, skip it
                     self._report_failure()
-                    changes = []
+                    changes, moving = [], frozenset()
                 self.busy_s += time.perf_counter() - began
-                self.put(Seen(tuple(changes), t, frame if changes else None, watcher.moving))
+                self.put(Seen(tuple(changes), t, frame if changes else None, moving))
             if self.realtime and not self.source.live:
                 due = start + self.frames / (self.source.fps * self.speed)
                 wait = due - self.clock()

@@ -116,6 +116,8 @@ class FlakyCamera:
 
 
 class CountingWatcher:
+    moving: frozenset = frozenset()  # no hand over any zone
+
     def __init__(self) -> None:
         self.fed = 0
 

@@ -345,7 +345,9 @@ def test_a_card_laid_on_another_boxed_askew_with_it_is_found_as_that_one_lies(ta
 
 
 def test_the_watcher_sees_each_card_laid_into_a_fan(taught, design):
-    """Laid one by one, each card of the fan is committed once, as itself."""
+    """Laid one by one, each card of the fan is committed once, as itself. (A card still read
+    unsure when the next is laid half over it is committed unsure first, so that it is not
+    lost under it; read surely again, it is committed as itself.)"""
     from vision.watch import TableWatcher
 
     watcher = TableWatcher(None, Reader.from_deck(taught[0]), fps=10)
@@ -355,5 +357,5 @@ def test_the_watcher_sees_each_card_laid_into_a_fan(taught, design):
         for _ in range(8):
             committed += [c.observation.reading.label for c in watcher.feed(frame)
                           if c.kind == "appeared"]
-    assert sorted(committed) == ["red-2", "red-2", "red-5", "red-5"]
-    assert sorted(o.reading.label for o in watcher.cards()) == sorted(committed)
+    assert sorted(c for c in committed if c is not None) == ["red-2", "red-2", "red-5", "red-5"]
+    assert sorted(o.reading.label for o in watcher.cards()) == ["red-2", "red-2", "red-5", "red-5"]
