@@ -105,11 +105,12 @@ def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
     w, h = card
     if max(det.box.w / w, det.box.h / h) < LARGER:
         return []
-    boxes = [b for b in _fan_windows(det.box, taken, w, h)
-             if apart(b.quad(), taken) and (new is None or new(b.quad()))]
+    def open_to(b: Box) -> bool:  # a window that may hold a card not found yet
+        return apart(b.quad(), taken) and (new is None or new(b.quad()))
+
+    boxes = [b for b in _fan_windows(det.box, taken, w, h) if open_to(b)]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
-    nudged = [b for b in _nudged(boxes, looks, FAN_STEP * w / 2)
-              if apart(b.quad(), taken) and (new is None or new(b.quad()))]
+    nudged = [b for b in _nudged(boxes, looks, FAN_STEP * w / 2) if open_to(b)]
     boxes += nudged
     looks += reader.read([rectify(frame, b.quad()) for b in nudged]) if nudged else []
     sure = sorted((i for i, look in enumerate(looks)

@@ -435,7 +435,7 @@ class TableWatcher:
         unsure, so that the table is asked about it rather than never told. (No thumbnail: the
         hand is over its place.)"""
         if t.committed is not None or t.reading.sure or t.across or t.count < self.need or \
-                sum(p for _, p in t.reading.named) < 0.5:
+                not _likely_a_card(t.reading):
             return []
         return self._commit(t, None)
 
@@ -446,8 +446,7 @@ class TableWatcher:
         # likely no card at all is not
         if t.rereads < MAX_REREADS and t.count < 4 * self.need:
             return 1 << 30
-        p_card = sum(p for _, p in t.reading.named)
-        return 2 * self.need if p_card >= 0.5 else 1 << 30
+        return 2 * self.need if _likely_a_card(t.reading) else 1 << 30
 
     def _unseen(self, t: _Track, frame: np.ndarray, motion: np.ndarray) -> list[Change]:
         """A track no box matched: covered (something moves over it), still there (its place
@@ -530,6 +529,12 @@ def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
 def _similar(a: _Thumb, b: _Thumb) -> bool:
     return (float((a.pattern * b.pattern).sum()) >= SAME_LOOK
             and float(np.abs(a.chroma - b.chroma).max()) <= SAME_CHROMA)
+
+
+def _likely_a_card(reading: Reading) -> bool:
+    """An unsure reading that gives its card names half the probability or more: a card, not
+    a glimpse of the table (the rest is the reader's "no card")."""
+    return sum(p for _, p in reading.named) >= 0.5
 
 
 def width_of(obs: Observation) -> float:

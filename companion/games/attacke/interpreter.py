@@ -267,8 +267,7 @@ class Interpreter:
         or under the cards laid after it), not one more."""
         for old in self.cards.values():
             if old.seen or old.status == "ignored" or old.zone != card.zone or \
-                    t - old.t > SEEN_LATE_S or old.named is None or \
-                    _probability(card.reading, old.named) < MAY_BE_SAME:
+                    t - old.t > SEEN_LATE_S or old.named is None or not _may_be(card, old):
                 continue
             card.status, card.contest, card.at = old.status, old.contest, old.at
             card.named, card.order = old.named, old.order
@@ -290,9 +289,7 @@ class Interpreter:
                         for o in self.cards.values()):
                 continue
             near = math.hypot(old.center[0] - card.center[0], old.center[1] - card.center[1])
-            if near <= SAME_PLACE * max(old.width, card.width) and \
-                    _probability(card.reading, old.named or sure_name(old.reading) or "") \
-                    >= MAY_BE_SAME:
+            if near <= SAME_PLACE * max(old.width, card.width) and _may_be(card, old):
                 card.status, card.contest, card.at = "counted", old.contest, old.at
                 old.status = "ignored"
                 return True
@@ -563,9 +560,7 @@ class Interpreter:
         if c.gone_t < self._turn_began:
             return False
         return c.t >= self._turn_began or not any(
-            abs(c.gone_t - g.gone_t) <= GONE_S
-            and _probability(c.reading, g.named or sure_name(g.reading) or "") >= MAY_BE_SAME
-            for g in cleared)
+            abs(c.gone_t - g.gone_t) <= GONE_S and _may_be(c, g) for g in cleared)
 
     def _until_another_seat(self, seat: int, zone: list[Seen]) -> list[Seen]:
         """The seen cards of `zone` (in order) up to the first laid after another seat's
@@ -752,6 +747,12 @@ def _check(game: Game, event: Passed | CardsPlayed) -> None:
         game.check(event)
     except RuleError as err:
         raise AnswerError(str(err)) from err
+
+
+def _may_be(card: Seen, other: Seen) -> bool:
+    """May `card` read as `other` (the name a person gave it, or its sure read)?"""
+    name = other.named or sure_name(other.reading)
+    return name is not None and _probability(card.reading, name) >= MAY_BE_SAME
 
 
 def _probability(reading: Any, name: str) -> float:
