@@ -223,7 +223,7 @@ class Referee:
             case Finish():
                 return self._finish()
             case Flush():
-                return self._decide(self.last_t + self.interpreter.settle_s + 0.01)
+                return self._decide(self.last_t + self.interpreter.still_s + 0.01)
         raise CommandError(f"unknown command {type(command).__name__}")
 
     # -- what the camera saw ----------------------------------------------------------------------

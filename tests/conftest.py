@@ -66,7 +66,7 @@ class HandEntry:
     event is entered by hand. `ask` shows a question whose answers apply events, as a camera's
     question would."""
 
-    settle_s = 0.5
+    still_s = 0.5
 
     def __init__(self) -> None:
         self.questions: dict[str, tuple[Any, dict[str, Any]]] = {}

@@ -277,7 +277,11 @@ class Interpreter(Protocol):
     """From what the camera saw to events: a pure decider (no I/O, no clock). The watcher's
     changes go in with `seen`, people's answers with `answer`; `decide` says what follows."""
 
-    settle_s: float  # how long what the camera saw may still change before it is decided
+    @property
+    def still_s(self) -> float:
+        """The longest it waits on a table lying still before deciding: when the footage is
+        over, `Flush` lets this much time pass."""
+        ...
 
     def seen(self, changes: Iterable[Any], t: float, moving: frozenset[Any] = frozenset()
              ) -> None:

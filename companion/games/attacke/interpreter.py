@@ -228,6 +228,11 @@ class Interpreter:
     _turn_began: float = 0.0                 # when the table showed the last event applied
     _hands: dict[int, float] = field(default_factory=dict)  # seat -> when a hand last moved there
 
+    @property
+    def still_s(self) -> float:
+        """The longest wait on a still table (base.Interpreter)."""
+        return self.settle_s
+
     # -- what happened -------------------------------------------------------------------------
 
     def seen(self, changes: Iterable[Change], t: float, moving: frozenset[Any] = frozenset()

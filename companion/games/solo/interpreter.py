@@ -208,6 +208,11 @@ class Interpreter:
     _last_change: float = 0.0
     _moved: int = 0                                # the last card of the last move: its order
 
+    @property
+    def still_s(self) -> float:
+        """The longest wait on a still table (base.Interpreter)."""
+        return 2 * self.settle_s
+
     # -- what happened -------------------------------------------------------------------------
 
     def seen(self, changes: Iterable[Change], t: float, moving: frozenset[Any] = frozenset()

@@ -149,7 +149,7 @@ class _Fix:
 
 @dataclass
 class Interpreter:
-    settle_s = SCORING_SETTLE_S  # what the camera saw settles this long (base.Interpreter)
+    still_s = max(SCORING_SETTLE_S, SCORING_LATE_S, TURN_GRACE_S, MISSING_GRACE_S)  # the longest wait
     table: CardTable = field(default_factory=CardTable)
     asked: dict[str, Question] = field(default_factory=dict)
     started: float | None = None
