@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 from conftest import settle
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion.games import solo
@@ -702,6 +702,7 @@ def test_a_whole_game_read_perfectly_gives_exactly_its_events():
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6))
+@example(seed=1451)  # the last move a jack redrawn, the deck taken away as it waits: it goes first
 def test_a_random_game_read_perfectly_gives_exactly_its_events(seed):
     events = random_game(random.Random(seed))
     table, _ = play_out(events, Reader(random.Random(seed)))

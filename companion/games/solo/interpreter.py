@@ -429,7 +429,8 @@ class Interpreter:
                 return draws or None
             return Apply(move.event, move.tracks[0] if move.tracks else None,
                          self._learned(move), (len(game.log), move.tracks))
-        if self._deck_gone(game, t) and game.rebels.draw <= MAX_HAND - game.rebels.hand:
+        if not spot and not hand and self._deck_gone(game, t) and \
+                game.rebels.draw <= MAX_HAND - game.rebels.hand:  # (a move waiting goes first)
             return Apply(CardDrawn(), position=(len(game.log), ()))  # S15: it ran out
         return None
 
