@@ -176,6 +176,53 @@ def test_informants_seen_anew_as_likely_backs_are_not_asked_about_for_a_jack():
     assert t.events == [CardDrawn(), JackPlayed(C("JS"), C("7H"))]
 
 
+def test_the_card_staying_on_a_spot_lost_under_the_clearing_hand_and_found_anew_is_it():
+    """The mission's cards are cleared but one; the watcher loses that one under the hand and
+    finds it again, unsure, a moment later: it is the card that stays on the spot, not a card
+    laid from the hand (nobody is asked which card was laid there)."""
+    t = Table()
+    backs = dealt(t)
+    mission = [t.lay("1c", sure(name)) for name in ("10S", "9S", "8S", "QS")]
+    t.take(*backs)
+    for name in ("2D", "3D", "4D"):
+        t.lay(ROW, sure(name))
+    t.take(*mission, *range(t.track - 2, t.track + 1))
+    t.wait(1.0)
+    t.lay("1c", read(("QS", 0.85), ("QC", 0.1)))  # found anew, unsure
+    t.wait()
+    t.wait()
+    t.drew(1)  # (four cards from a hand of three)
+    assert not [k for k in t.questions if k.startswith("card:")]
+    played = [e for e in t.events if isinstance(e, MissionPlayed)]
+    assert len(played) == 1 and played[0].laid == C("QS")
+
+
+def test_the_card_staying_on_a_spot_won_found_anew_later_is_no_new_card():
+    """Later in the game, the watcher loses the card that stays on a spot won (a hand reached
+    past it) and finds it again, read unsure: no mission goes to a spot won, so it is that
+    card, not a card laid from the hand that a person must name."""
+    t = Table()
+    backs = dealt(t)
+    mission = [t.lay("1c", sure(name)) for name in ("10S", "9S", "QS")]
+    t.take(*backs)
+    row = [t.lay(ROW, sure(name)) for name in ("2D", "3D", "4D")]
+    t.take(*row, *mission[:2])
+    t.wait()
+    t.drew(0)
+    assert [e.laid for e in t.events if isinstance(e, MissionPlayed)] == [C("QS")]
+    dealt(t, 4)
+    t.take(mission[2])
+    t.wait()
+    t.lay("1c", read(("10S", 0.45), ("QS", 0.15)))  # the queen, found anew and misread
+    t.wait()
+    t.wait()
+    assert not t.questions and len(t.events) == 1
+    t.lay(HAND, sure("5H"))  # the next move is not held up by it
+    t.wait()
+    t.drew(0)
+    assert t.events[1:] == [CardsRedrawn((C("5H"),))]
+
+
 def test_a_jack_s_informant_read_late_is_its_own_even_once_cleared():
     t = Table()
     backs = dealt(t)
@@ -393,6 +440,8 @@ def test_a_mission_of_more_cards_than_the_hand_holds_implies_the_draws():
     for name in ("2D", "3D", "4D"):
         t.lay(ROW, sure(name))
     t.take(*range(t.track - 7, t.track + 1))  # all of them: no card named
+    t.wait()
+    assert t.events == []  # the spot is watched a while longer for its card, lost and found
     t.wait()
     assert t.events[:2] == [CardDrawn(), CardDrawn()] and not t.questions
     assert isinstance(t.events[2], MissionPlayed) and t.events[2].laid is None
@@ -738,7 +787,7 @@ def test_a_mission_short_of_its_spot_asks_for_a_card_the_camera_missed():
     t.answer("short:0", "9S")
     assert "short:0" not in t.questions
     t.take(ten, *row)
-    t.wait()
+    t.wait(2 * SETTLE_S)  # all cleared: the spot is watched a while for a card lost and found
     t.drew(0)
     assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("10S"), C("9S")),
                                       (C("2D"), C("3D"), C("4D")))]

@@ -73,6 +73,7 @@ MIN_ODDS = 4.0         # this many times likelier than the next legal card,
 MIN_RAW = 0.25         # and the reader itself gave it at least this
 ACROSS = 0.5           # an unsure card this many card widths from another is no card
 SEEN_AGAIN_S = 3.0     # a card counted, seen anew within this long where it lay
+MAY_BE_SAME = 0.2      # a card found anew on a spot just cleared, read as one of its mission's
 BACK = "back"          # a card face down: an informant not turned, the Rebels' deck
 HAND = 0               # the player's zone: a seat's zone, the only one
 ROW = "scoring"        # the informants' row: the zones file's scoring row
@@ -201,6 +202,7 @@ class Interpreter:
     _held: int | None = None                               # the version at the last undo
     _draws: dict[int, int] = field(default_factory=dict)   # move number -> draws said before it
     _laid: dict[int, str] = field(default_factory=dict)    # mission number -> card said to stay
+    _markers: dict[int, int] = field(default_factory=dict)  # mission -> staying card found anew
     _missing: dict[int, list[str]] = field(default_factory=dict)  # mission -> informants said
     _unseen_laid: dict[int, list[str]] = field(default_factory=dict)  # mission -> cards said
     _all_laid: set[int] = field(default_factory=set)  # missions short of their need: all seen
@@ -418,6 +420,7 @@ class Interpreter:
     def _next(self, game: Game, t: float, questions: list[Question]) -> Apply | None:
         """The next event the table shows, or None (the questions that stand in its way are
         added to `questions`)."""
+        self._staying_seen_again(game)
         spot, hand = self._spot_laying(), self._hand_laying()
         if spot and (not hand or _first(spot) < _first(hand)):  # the move laid first
             move = self._mission(game, spot, t, questions)
@@ -433,6 +436,18 @@ class Interpreter:
                 game.rebels.draw <= MAX_HAND - game.rebels.hand:  # (a move waiting goes first)
             return Apply(CardDrawn(), position=(len(game.log), ()))  # S15: it ran out
         return None
+
+    def _staying_seen_again(self, game: Game) -> None:
+        """A card found anew on a spot won, not read surely as another card, is the card that
+        stays there: the watcher lost it a while (a hand reaching past it) and found it again.
+        No mission goes to a spot won (S3), so it is no card laid from the hand."""
+        for card in self.cards.values():
+            spot = SPOTS.get(str(card.zone)) if card.status == "waiting" else None
+            stays = game.rebels.spots.get(spot) if spot is not None else None
+            if stays is not None and sure_name(card.reading) in (None, str(stays)):
+                card.status = "counted"
+                card.at = max(k for k, e in enumerate(game.log)
+                              if isinstance(e, MissionPlayed) and e.spot == spot)
 
     def _learned(self, move: Move) -> str | None:
         """A label a person gave a card of the move (its crop is worth keeping)."""
@@ -500,6 +515,8 @@ class Interpreter:
         laid = self._laid_card(game, spot, cards, informants, laying, names, t, questions)
         if laid is False:
             return None
+        marker = self._markers.get(number)
+        tracks += (marker,) if marker is not None and laid is not None else ()
         return Move(MissionPlayed(spot, cards, informants, laid), tracks, len(cards))
 
     def _informants(self, game: Game, row: list[Seen], t: float, questions: list[Question],
@@ -592,7 +609,16 @@ class Interpreter:
             return None if said == "none" else Card.parse(said)
         left = [n for c, n in zip(laying, names, strict=True) if c.present]
         gone = [c.gone_t for c in laying if not c.present]
-        if len(left) <= 1 and gone and t - max(gone) >= self.settle_s - 1e-9:
+        marker = self._found_again(laying, cards, gone) if gone and not left else None
+        if marker is not None:  # the card that stays, lost under the clearing hand
+            self._markers[number] = marker.track
+            mission = {str(k) for k in cards}
+            name = narrow(marker.reading, lambda n: n in mission)
+            if name is not None:
+                return Card.parse(name)
+            left = [str(k) for k in cards]  # a person says which (below)
+        wait = self.settle_s if left else 2 * self.settle_s  # (time to find the staying card)
+        if len(left) <= 1 and gone and t - max(gone) >= wait - 1e-9:
             return Card.parse(left[0]) if left and left[0] else None
         if t - self._last_change >= 2 * self.settle_s - 1e-9 and len(left) > 1:
             questions.append(Question(
@@ -602,6 +628,20 @@ class Interpreter:
                  Choice("none", "None named")),
                 None, 0, number, 0, laying[0].track))
         return False
+
+    def _found_again(self, laying: list[Seen], cards: tuple[Card, ...], gone: list[float]
+                     ) -> Seen | None:
+        """A card that came onto the mission's spot while its cards were being cleared, or
+        soon after (twice `settle_s`), and may read as one of them: the card that stays on the
+        spot, which the watcher lost under the clearing hand and found anew (not a card laid
+        from the hand: that one was played)."""
+        ours = {c.track for c in laying}
+        names = [str(k) for k in cards]
+        return next((c for c in sorted(self.cards.values(), key=lambda c: c.order)
+                     if c.status == "waiting" and c.present and c.zone == laying[0].zone
+                     and c.track not in ours
+                     and min(gone) - GONE_S <= c.t <= max(gone) + 2 * self.settle_s
+                     and max(_probability(c.reading, n) for n in names) >= MAY_BE_SAME), None)
 
     def _along_the_row(self, game: Game, faces: list[Face]) -> tuple[Card, ...]:
         """Every informant, as they lie along the row (line by line, left to right in the
