@@ -147,6 +147,23 @@ def test_a_redraw_is_the_cards_laid_in_front_once_the_laying_settles():
     assert t.events == [CardsRedrawn((C("2C"), C("3D")))] and not t.questions
 
 
+def test_the_second_joker_laid_where_the_first_lay_is_a_card_of_its_own():
+    """A card read surely as one played before, where that one lay, is that card seen again
+    (each card is played once, S16), but the deck holds two jokers."""
+    t = Table()
+    dealt(t)
+    first = t.lay(HAND, sure("joker"), w=60)
+    t.wait()
+    t.drew(0)
+    t.take(first)
+    t.wait()
+    t.lay(ROW, sure("back"), x=3)  # the informant its redraw dealt
+    t.lay(HAND, sure("joker"), w=60)
+    t.wait()
+    t.drew(0)
+    assert t.events == [CardsRedrawn((C("joker"),)), CardsRedrawn((C("joker"),))]
+
+
 def test_a_lone_jack_and_an_informant_turned_are_a_jack_played():
     t = Table()
     backs = dealt(t)

@@ -270,7 +270,8 @@ class Interpreter:
         """No new card: the cards of the solo table lie side by side, none over another, so a
         card read unsure within half a card's width of a card lying there is a glimpse across
         cards, and one read as a counted card where that card lay a moment ago is that card
-        seen again (a Rebels' card read so surely, any time later: it is played once, S16)."""
+        seen again (a Rebels' card read so surely, any time later: it is played once, S16; the
+        jokers are two)."""
         for o in self.cards.values():
             if o is card or o.zone != card.zone or o.status == "ignored" or \
                     not _same_place(o, card):
@@ -281,9 +282,9 @@ class Interpreter:
                 continue
             name = o.named or _top(o.reading)
             recent = o.present or (t - o.gone_t <= SEEN_AGAIN_S and self._still_lying(o))
-            rebels = o.zone != ROW  # a Rebels' card is played once (S16): it is that one
+            once = o.zone != ROW and _one_copy(name)  # a Rebels' card is played once (S16)
             if (recent and _top(card.reading) == name) or \
-                    (rebels and sure_name(card.reading) == name):
+                    (once and sure_name(card.reading) == name):
                 return True
         return False
 
@@ -876,6 +877,11 @@ def _top(reading: Any) -> str | None:
     """What a reading says first: its sure name, or its best guess."""
     best = max(candidates(reading), key=lambda x: x[1], default=None)
     return sure_name(reading) or (best[0] if best else None)
+
+
+def _one_copy(name: str | None) -> bool:
+    """A Rebels' card of which the deck holds one: not a joker (two), nor a back."""
+    return name is not None and name != BACK and Card.parse(name).copies == 1
 
 
 def _probability(reading: Any, name: str) -> float:
