@@ -450,7 +450,7 @@ class TableWatcher:
 
     def _unseen(self, t: _Track, frame: np.ndarray, motion: np.ndarray) -> list[Change]:
         """A track no box matched: covered (something moves over it), still there (its place
-        looks as it did), or gone."""
+        looks as it did and, a hand having passed over it, shows a card), or gone."""
         if self._moved_over(t.det.quad, motion):  # under a hand, or being taken away: wait
             hidden = self._covered_unsure(t)
             t.count, t.disturbed = 0, True
@@ -459,7 +459,8 @@ class TableWatcher:
                 if t.missing > 3 * self.need:
                     self._tracks.remove(t)  # a glimpse under a hand, never confirmed
             return hidden
-        if t.thumb is not None and _similar(_thumb(frame, t.det.quad), t.thumb):
+        alike = t.thumb is not None and _similar(_thumb(frame, t.det.quad), t.thumb)
+        if alike and not t.disturbed:
             t.missing = 0
             t.count += 1
             return []
@@ -468,8 +469,11 @@ class TableWatcher:
         if t.committed is not None and covered(t.det.quad, above) >= UNDER:
             t.missing = 0  # under a card laid later, half over it: it lies there still
             return []
-        if t.committed is not None and self._shows_a_card(t, frame):
-            t.missing = 0  # under cards the detector does not box: it lies there still
+        # under cards the detector does not box, or alike after a hand passed over it (a glare
+        # over its place looks alike bare, so it is read): it lies there still
+        if (alike or t.committed is not None) and self._shows_a_card(t, frame):
+            t.missing, t.disturbed = 0, False
+            t.count += 1 if alike else 0
             return []
         t.missing += 1
         if t.missing < self.need:
