@@ -149,7 +149,7 @@ class _Fix:
 
 @dataclass
 class Interpreter:
-    still_s = max(SCORING_SETTLE_S, SCORING_LATE_S, TURN_GRACE_S, MISSING_GRACE_S)  # the longest wait
+    still_s = max(SCORING_SETTLE_S, SCORING_LATE_S, TURN_GRACE_S, MISSING_GRACE_S)  # longest wait
     table: CardTable = field(default_factory=CardTable)
     asked: dict[str, Question] = field(default_factory=dict)
     started: float | None = None
