@@ -788,6 +788,29 @@ def test_an_unsure_or_wrong_reader_and_a_truthful_person_score_no_mission_wrong(
     assert table.game.log == events
 
 
+@pytest.mark.parametrize("answer", ["5H", "none"])
+def test_more_informants_turned_than_dealt_are_asked_about_never_dropped(answer):
+    """The camera missed a redraw of one card, so the companion counts 3 informants where 4
+    were dealt. All 4 are turned: which card did the player discard unseen? Named, the redraw
+    is applied before the mission and its informant counts; "none" keeps the first three."""
+    t = Table()
+    backs = dealt(t, 4)  # (the fourth dealt for the redraw the camera missed)
+    mission = [t.lay("1b", sure(name)) for name in ("10S", "9S")]
+    t.take(*backs)
+    row = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("2D", "3D", "4D", "6D"))]
+    q = t.questions["redrew:0"]
+    assert "4 informants lie turned" in q.message and "saw 3 dealt" in q.message
+    assert answer in [c.id for c in q.choices] and not t.events
+    t.answer("redrew:0", answer)
+    t.take(*row, *mission)
+    t.wait(2 * SETTLE_S)
+    t.drew(0)
+    played = [e for e in t.events if isinstance(e, MissionPlayed)]
+    informants = ("2D", "3D", "4D", "6D") if answer != "none" else ("2D", "3D", "4D")
+    assert played[0].informants == tuple(C(n) for n in informants)
+    assert (CardsRedrawn((C("5H"),)) in t.events) == (answer != "none")
+
+
 def test_a_mission_short_of_its_spot_asks_for_a_card_the_camera_missed():
     """The camera saw the 10 but not the 9 laid beside it: 10 of 18 would score a failure
     that was a success. Asked, a person names the 9 (OK would say that was all)."""

@@ -79,6 +79,7 @@ HAND = 0               # the player's zone: a seat's zone, the only one
 ROW = "scoring"        # the informants' row: the zones file's scoring row
 DECK = "deck"          # the Rebels' deck's place
 ALL_LAID = "all"       # the answer: the camera saw every card of a mission that falls short
+NO_REDRAW = "none"     # the answer: no redraw was missed (a face too many is no informant)
 SPOTS = {s.value: s for s in Spot}
 # The places of the solo table, as the zones file names them, and as people say them.
 PLACES: tuple[tuple[str, str], ...] = (
@@ -206,6 +207,8 @@ class Interpreter:
     _missing: dict[int, list[str]] = field(default_factory=dict)  # mission -> informants said
     _unseen_laid: dict[int, list[str]] = field(default_factory=dict)  # mission -> cards said
     _all_laid: set[int] = field(default_factory=set)  # missions short of their need: all seen
+    _redrawn: dict[int, list[str]] = field(default_factory=dict)  # mission -> redraws missed
+    _no_redraw: set[int] = field(default_factory=set)  # missions with a face too many: none
     _jacks: dict[int, str] = field(default_factory=dict)  # jack's track -> informant said, or none
     _last_change: float = 0.0
     _moved: int = 0                                # the last card of the last move: its order
@@ -357,6 +360,8 @@ class Interpreter:
         self._missing.clear()
         self._unseen_laid.clear()
         self._all_laid.clear()
+        self._redrawn.clear()
+        self._no_redraw.clear()
         self._held = self._version
 
     def corrected(self, correction: Any, game: Game) -> Apply | None:
@@ -401,6 +406,11 @@ class Interpreter:
                 self._unseen_laid.setdefault(int(rest), []).append(choice)
         elif kind == "jack":
             self._jacks[int(rest)] = choice
+        elif kind == "redrew":
+            if choice == NO_REDRAW:
+                self._no_redraw.add(int(rest))
+            else:
+                self._redrawn.setdefault(int(rest), []).append(choice)
         self.asked.pop(key, None)
 
     # -- deciding --------------------------------------------------------------------------------
@@ -422,6 +432,9 @@ class Interpreter:
         """The next event the table shows, or None (the questions that stand in its way are
         added to `questions`)."""
         self._staying_seen_again(game)
+        missed = self._redraw_missed(game)
+        if missed is not None:
+            return missed
         spot, hand = self._spot_laying(), self._hand_laying()
         if spot and (not hand or _first(spot) < _first(hand)):  # the move laid first
             move = self._mission(game, spot, t, questions)
@@ -437,6 +450,15 @@ class Interpreter:
                 game.rebels.draw <= MAX_HAND - game.rebels.hand:  # (a move waiting goes first)
             return Apply(CardDrawn(), position=(len(game.log), ()))  # S15: it ran out
         return None
+
+    def _redraw_missed(self, game: Game) -> Apply | None:
+        """A redraw a person named, that the camera missed (more informants were turned than
+        the companion counted dealt): applied before the mission, so that its informant counts.
+        Once: were the rules to refuse it, the mission asks again."""
+        said = self._redrawn.get(len(game.missions))
+        if not said:
+            return None
+        return Apply(CardsRedrawn((Card.parse(said.pop(0)),)), position=(len(game.log), ()))
 
     def _staying_seen_again(self, game: Game) -> None:
         """A card found anew on a spot won, not read surely as another card, is the card that
@@ -537,6 +559,9 @@ class Interpreter:
                                                       cleared is not None):
                 questions.append(self._missed(game, [n for _, n in faces] + said, number))
             return None
+        if len(faces) > wanted and number not in self._no_redraw:
+            questions.append(self._more_faces(game, len(faces), wanted, number))
+            return None
         last = faces[wanted - 1][0].order if wanted else -1
         doubt = [(c, n) for c, n in zip(row, names, strict=True) if n is None and c.order < last]
         if doubt:  # an unsure card among the informants: it may be one of them
@@ -581,6 +606,21 @@ class Interpreter:
             f"{number + 1} ({len(shown) + len(known)} of {game.opponent.informants}): which "
             "other card was turned?",
             tuple(Choice(n, n) for n in legal), None, 0, number, 0, None)
+
+    def _more_faces(self, game: Game, faces: int, wanted: int, number: int) -> Question:
+        """More informants turned than the companion counts dealt: a redraw the camera missed
+        (each card redrawn deals one), or a card in the row that is no informant. Never
+        dropped unasked: the informants and the decks' counts would be wrong."""
+        since = [e for e in game.log[_after_last_mission(game):] if isinstance(e, CardsRedrawn)]
+        counted = ", ".join(str(c) for e in since for c in e.cards) or "none"
+        return Question(
+            f"redrew:{number}",
+            f"{faces} informants lie turned for mission {number + 1}, but the camera saw "
+            f"{wanted} dealt (redraws it counted since the last mission: {counted}). Which "
+            "card did the player discard that the camera did not see?",
+            (*(Choice(n, n) for n in FACES if from_hand(game, n)),
+             Choice(NO_REDRAW, "None: a card in the row is no informant")),
+            None, HAND, number, 0, None)
 
     def _short(self, game: Game, spot: Spot, cards: tuple[Card, ...], total: int, number: int,
                laying: list[Seen]) -> Question:
@@ -877,6 +917,12 @@ def _top(reading: Any) -> str | None:
     """What a reading says first: its sure name, or its best guess."""
     best = max(candidates(reading), key=lambda x: x[1], default=None)
     return sure_name(reading) or (best[0] if best else None)
+
+
+def _after_last_mission(game: Game) -> int:
+    """Where the moves since the last mission begin in the game's log."""
+    return max((k + 1 for k, e in enumerate(game.log) if isinstance(e, MissionPlayed)),
+               default=1)
 
 
 def _one_copy(name: str | None) -> bool:

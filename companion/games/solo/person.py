@@ -1,14 +1,14 @@
 """A person at a solo table who answers every question from the true record of the game.
 
 What the player would say: how many cards he drew before a move (he drew them), which card
-stays on a spot, an informant or a card of a mission the camera missed, and which card the
-camera saw: of the move the question is about (the first of the record the table has not
-counted yet, of the kind the question names), one of the cards it laid from the hand or of the
-informants it turned, first those lying where the question says, the reader's ranking picking
-among them, never one he named already for this move. A card in the row the reader ranks face
-down first is a card face down. It works from what a phone gets (the conflict and the state of
-/api/view, whose "events" says how far the table's record goes) and the true game, as Attacke's
-person does.
+stays on a spot, an informant or a card of a mission the camera missed, a redraw it missed (a
+face too many in the row), and which card the camera saw: of the move the question is about
+(the first of the record the table has not counted yet, of the kind the question names), one
+of the cards it laid from the hand or of the informants it turned, first those lying where the
+question says, the reader's ranking picking among them, never one he named already for this
+move. A card in the row the reader ranks face down first is a card face down. It works from
+what a phone gets (the conflict and the state of /api/view, whose "events" says how far the
+table's record goes) and the true game, as Attacke's person does.
 """
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ class Person:
             counted = Counter(seen.group(1).split(", ")) if seen else Counter()
             missed = Counter(str(c) for c in cards) - counted
             return next((i for i in ids if missed[i] > 0), ids[-1])  # (the last: "all")
+        if kind == "redrew":  # a redraw before this mission the camera did not see, or none
+            listed = re.search(r"since the last mission: (.*)\)\. Which", str(conflict["message"]))
+            told: Counter[str] = Counter(listed.group(1).split(", ")) if listed else Counter()
+            missed = self._redrawn_before(int(rest)) - told
+            return next((i for i in ids if missed[i] > 0), "none")
         if kind == "jack":  # the lone jack's move: played (the informant it turned) or not
             jack = next((e for i, e in self.moves if i >= int(state.get("events", 0))
                          and isinstance(e, CardsRedrawn | JackPlayed)), None)
@@ -64,6 +69,14 @@ class Person:
         if move is None:
             return "none" if "none" in ids else ids[-1]
         return self._card(move, ids, turned, int(place.group(1)) - 1 if place else None)
+
+    def _redrawn_before(self, mission: int) -> Counter[str]:
+        """The cards redrawn between the mission before `mission` and it."""
+        starts = [i for i, e in enumerate(self.true.log) if isinstance(e, MissionPlayed)]
+        begin = starts[mission - 1] if 0 < mission <= len(starts) else 0
+        end = starts[mission] if mission < len(starts) else len(self.true.log)
+        return Counter(str(c) for e in self.true.log[begin:end] if isinstance(e, CardsRedrawn)
+                       for c in e.cards)
 
     def _move(self, events: int, message: str) -> int | None:
         """The move the card asked about is part of: the first the table's record lacks of
