@@ -21,9 +21,10 @@ A frame flows one way: motion -> find -> match -> read -> decide.
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
-  misses in a still frame but whose place still looks as it did stays, and so does one whose
-  place now shows another card the detector does not box (cards fanned or heaped over it, face
-  down): a card is taken away when its place shows no card.
+  misses in a still frame but whose place still looks as it did stays (once a hand passed over
+  it, its place must also read as some card: a glare makes a bare place look alike), and so
+  does one whose place now shows another card the detector does not box (cards fanned or heaped
+  over it, face down): a card is taken away when its place shows no card.
 """
 
 from __future__ import annotations
