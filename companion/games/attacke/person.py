@@ -60,7 +60,7 @@ class Person:
         left["back"] = contest.concealed[seat]
         left = left - counted - named
         # he saw the card: one of the play the table is at (the first not counted yet)
-        now -= named
+        now = now - named  # not in place: `now` is the true play, kept
         wanted = next((i for i in ids if now[i] > 0), None) or \
             next((i for i in ids if left[i] > 0), None)  # the reader's ranking first
         if wanted is None:

@@ -1,0 +1,26 @@
+"""The Attacke person answers from the record: each unsure card of a play is one of the play's
+cards not named yet, however many questions it answers about that play."""
+
+from __future__ import annotations
+
+from companion.games.attacke.person import Person
+from companion.games.attacke.rules import Card, CardsPlayed, Colour, Game, GameStarted, Variant
+
+GREEN_4 = Card(4, Colour.GREEN)
+EVENTS = [GameStarted(("Ana", "Ben", "Cy"), first_player=0,
+                      variant=Variant(persevering=False, concealed=True)),
+          CardsPlayed(seat=0, cards=(GREEN_4,), concealed=3)]
+STATE = {"contest": {"index": 0, "cards": [[], [], []], "concealed": [0, 0, 0]}}
+
+
+def ask(track: int) -> dict:
+    ids = ["back", "green-4", "green-3", "none"]  # the reader's likelier cards first
+    return {"key": f"card:{track}", "message": "Which card did Ana lay in contest 1?",
+            "round": 0, "seat": 0, "choices": [{"id": i, "label": i} for i in ids]}
+
+
+def test_each_unsure_card_of_a_play_is_one_not_named_yet():
+    person = Person(Game.replay(EVENTS))
+    answers = [person.answer(ask(track), STATE) for track in range(5)]
+    # three face down, then the green 4; a fifth card the play does not hold is none
+    assert answers == ["back", "back", "back", "green-4", "none"]
