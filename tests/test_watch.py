@@ -449,3 +449,60 @@ def test_a_card_taken_away_from_under_a_glare_is_removed():
     detector.blind = True
     assert [e[1] for e in _run(w, hands + [bare] * 12)] == ["removed"]
     assert w.cards() == []
+
+
+def test_a_card_laid_a_third_over_another_is_seen_where_its_box_is_not_the_card_beneath():
+    """A red 4 laid a third of a card's width over a red 3, after a hand: the detector boxes
+    only the red 4, and its box is more like a box beside its peak that lies across both (read
+    unsure) than the red 3's own. The red 3 keeps its place; the detector's own box, read
+    surely as another card, is the new card (bench Attacke seed 8: a stack's cards were lost)."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    beneath = Box(99, 294, 74, 115, 0.0)
+    on_top = Box(98, 325, 74, 115, 0.0)
+    own, across = Box(98, 325, 87, 130, 0.0), Box(98, 314, 89, 133, 0.0)
+    red_3, red_4 = 200, 120  # the two cards' greys
+
+    class Stack:
+        def find(self, frame):
+            if frame[325, 98, 0] == red_4:
+                return [Detection(own, 0.52, beside=(across,))]
+            return [Detection(beneath, 0.87)] if frame[294, 99, 0] == red_3 else []
+
+    class ByGrey:  # a crop nine tenths one card's grey reads as that card, surely
+        tightrope = False
+
+        def read(self, crops):
+            out = []
+            for crop in crops:
+                lit = crop[crop.max(axis=2) > 0][:, 0]
+                share = {name: float(np.mean(abs(lit.astype(int) - grey) < 5)) if lit.size else 0
+                         for name, grey in (("red-3", red_3), ("red-4", red_4))}
+                name = max(share, key=lambda n: share[n])
+                sure = share[name] >= 0.9
+                out.append(Look(Reading.of_name(name if sure else None, share[name],
+                                                ((name, share[name]),), 0.9),
+                                0, 0.0 if lit.size else 1.0))
+            return out
+
+    def card(frame, box, grey):
+        cv2.fillConvexPoly(frame, box.quad().astype(np.int32), (grey, grey, grey))
+
+    alone = np.zeros((480, 640, 3), np.uint8)
+    card(alone, beneath, red_3)
+    both = alone.copy()
+    card(both, on_top, red_4)
+    hands = []
+    for k in range(4):  # a hand comes in from the left over the red 3 and leaves
+        hand = alone.copy()
+        cv2.rectangle(hand, (0, 250 + 10 * k), (140 - 20 * k, 380), (60, 60, 60), -1)
+        hands.append(hand)
+    w = TableWatcher(None, ByGrey(), fps=10.0, detector=Stack())  # type: ignore[arg-type]
+
+    def changes(frames):
+        return [(c.kind, c.observation.reading.label) for f in frames for c in w.feed(f)]
+
+    assert changes([alone] * 8) == [("appeared", "red-3")]
+    assert changes([*hands, *[both] * 12]) == [("appeared", "red-4")]
+    assert sorted(o.reading.label for o in w.cards()) == ["red-3", "red-4"]

@@ -116,15 +116,23 @@ def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
     sure = sorted((i for i, look in enumerate(looks)
                    if look.reading.sure and look.no_card < NOT_A_CARD),
                   key=lambda i: -looks[i].reading.confidence)
-    known = [(box_of_quad(q).centre, name) for q, name in named]
     kept: list[tuple[Detection, Look]] = []
     for i in sure:
         b, label = boxes[i], looks[i].reading.label
-        names = [*known, *((k.box.centre, look.reading.label) for k, look in kept)]
+        cards = [*named, *((k.quad, look.reading.label) for k, look in kept)]
         if all(_far(b.centre, k.box.centre, FAN_APART * w) for k, _ in kept) and \
-                all(_far(b.centre, c, TWIN_APART * w) for c, name in names if name == label):
+                not near_twins(b.quad(), label, cards, w):
             kept.append((Detection(b, det.score, window=True), looks[i]))
     return kept
+
+
+def near_twins(quad: np.ndarray, label: str | None, cards: Sequence[tuple[np.ndarray, str | None]],
+               width: float) -> list[np.ndarray]:
+    """The quads of the `cards` ((quad, name)) named `label` that lie nearer `quad` than
+    TWIN_APART card widths: a box or window there may be that card read again, half off it."""
+    centre = box_of_quad(quad).centre
+    return [q for q, name in cards if label is not None and name == label
+            and not _far(centre, box_of_quad(q).centre, TWIN_APART * width)]
 
 
 def _nudged(boxes: Sequence[Box], looks: Sequence[Look], shift: float) -> list[Box]:

@@ -49,6 +49,7 @@ from vision.recognize import (
     distinct,
     look_beside,
     look_within,
+    near_twins,
     part_of_a_card,
 )
 from vision.types import Change, Observation, Reading
@@ -223,6 +224,9 @@ class TableWatcher:
         seen: set[int] = set()
         to_read: list[tuple[Detection, _Track | None]] = []
         smears: list[Detection] = []
+        looked: set[int] = set()  # the boxes looked at for new cards
+        # the detector's own boxes, unlike the box the card keeps, of cards a hand passed over
+        offs: list[tuple[Detection, _Track, Detection]] = []
         found = self._unfanned(distinct(self.detector.find(frame)), motion)
         boxed: dict[int, Detection] = {}  # the detector's own box of a track's steadied one
         hidden: list[Change] = []  # unsure cards a hand now covers, committed before it does
@@ -232,6 +236,9 @@ class TableWatcher:
                 steady = _steady(det, track.det)
                 if steady is track.det and det is not track.det:
                     smears.append(det)  # like none of the card's boxes: looked at on its own too
+                elif steady is not det and track.disturbed and \
+                        iou(det.quad, track.det.quad) < SAME_BOX:
+                    offs.append((det, track, track.det))  # one laid half on it?
                 det = steady
                 boxed[id(det)] = raw
                 seen.add(id(track))
@@ -267,13 +274,19 @@ class TableWatcher:
             if track is not None:  # its box shows no card now: a card laid half over it, boxed
                 track.count, track.disturbed = track.count + 1, False  # with it; it lies there
                 det, look = self._as_boxed(frame, det, look, boxed)  # the new card is there
-            taken = [d.quad for d in found if d is not det and id(d) not in empty] + \
-                [t.det.quad for t in self._tracks]
+            taken = self._taken(found, det, empty)
+            looked.add(id(det))
             for card_det, card_look in self._new_cards(frame, det, look, taken,
                                                        smear=track is not None or det in smears):
-                self._ids += 1
-                self._tracks.append(_Track(self._ids, card_det, card_look, count=1))
-                seen.add(id(self._tracks[-1]))
+                seen.add(id(self._new_track(card_det, card_look)))
+        offs = [o for o in offs if id(o[0]) not in looked
+                and not self._moved_over(o[0].quad, motion)]
+        for det, track, place in offs[:max(0, self.max_reads - len(batch))]:  # spare reads only
+            look = self.reader.read([rectify(frame, det.quad)])[0]
+            self.stats["reads"] += 1
+            if self._off_card(det, look, self._taken(found, det, empty, (track, place.quad))):
+                seen.add(id(self._new_track(det, look)))
+                track.det = place  # the card beneath lies where it lay, not across both
         self._mark_across()
         changes = hidden
         for t in self._parts():  # the cards read around it show what this box really is
@@ -298,6 +311,19 @@ class TableWatcher:
         self.stats["reads"] += 1
         return raw, look
 
+    def _taken(self, found: list[Detection], det: Detection, empty: set[int],
+               before: tuple[_Track, np.ndarray] | None = None) -> list[np.ndarray]:
+        """The places of the cards known and of the frame's other boxes that show a card
+        (`before`: a card and the place it lay in before this frame)."""
+        return [d.quad for d in found if d is not det and id(d) not in empty] + \
+            [before[1] if before is not None and t is before[0] else t.det.quad
+             for t in self._tracks]
+
+    def _new_track(self, det: Detection, look: Look) -> _Track:
+        self._ids += 1
+        self._tracks.append(_Track(self._ids, det, look, count=1))
+        return self._tracks[-1]
+
     def _new_cards(self, frame: np.ndarray, det: Detection, look: Look,
                    taken: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
         """The new cards a box no card's track took shows: itself, read as a card (a box
@@ -308,6 +334,14 @@ class TableWatcher:
             return [(det, look)] if not smear or apart(det.quad, taken) else []
         again = look_beside(frame, self.reader, det, taken)
         return [again] if again is not None else self._fan(frame, det, taken)
+
+    def _off_card(self, det: Detection, look: Look, taken: list[np.ndarray]) -> bool:
+        """Is the detector's own box of a card a hand passed over, unlike the box the card
+        keeps, a card laid half on it: read surely, apart from the cards known, and not as a
+        card lying near it (`recognize.near_twins`: a box half off a card still reads it)?"""
+        named = [(t.det.quad, t.reading.label) for t in self._tracks]
+        return look.reading.sure and look.no_card < NOT_A_CARD and apart(det.quad, taken) \
+            and not near_twins(det.quad, look.reading.label, named, det.box.w)
 
     def _unfanned(self, found: list[Detection], motion: np.ndarray) -> list[Detection]:
         """The boxes of the frame, each box of a fan seen before (SAME_BOX) standing for the
