@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -104,3 +105,16 @@ def test_training_never_draws_a_held_out_surface(monkeypatch):
             random_table(np.random.default_rng(seed), 8, 8, 2.0, split)
     assert not drawn["train"] & set(HELD_OUT_TABLES)
     assert "floral" in drawn["test"] and {"checked", "cloth_white"} <= drawn["train"]
+    assert {"printed", "plaid"} <= drawn["train"] and not {"printed", "plaid"} & drawn["test"]
+
+
+@pytest.mark.parametrize("kind", ["printed", "plaid"])
+def test_a_busy_print_is_busy_where_a_cloth_is_plain(kind):
+    """Shape prints and tartans are trained on for what they are: edges everywhere, at the
+    scale of a card's features (the unseen floral print is such a cloth)."""
+    def edges(table: str, seed: int) -> float:
+        img = np.clip(draw_table(table, 320, 200, np.random.default_rng(seed), 40.0), 0, 255)
+        return float(np.any([cv2.Canny(c, 40, 120) > 0 for c in cv2.split(img.astype(np.uint8))],
+                            axis=0).mean())  # in any colour: a print may be grey-alike
+
+    assert min(edges(kind, s) for s in range(8)) > 5 * max(edges("cloth", s) for s in range(8))
