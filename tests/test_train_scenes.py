@@ -65,3 +65,13 @@ def test_a_reader_set_of_other_decks_labels_each_crop_with_its_card_and_way_up()
 def test_a_tightrope_reader_set_keeps_the_reader_s_classes() -> None:
     classes = SetSpec("reader", "train", 1, 1).classes
     assert classes == tuple(c.label for c in ALL_CARDS)
+
+
+@pytest.mark.parametrize("no_cards", [1 / 6, 0.5])
+def test_a_reader_set_mixes_crops_of_no_card_in_the_share_asked(no_cards: float) -> None:
+    classes = SetSpec("reader", "train", 1, 1).classes
+    scene = random_scene(np.random.default_rng(8), "train", (960, 540), (0.08, 0.1),
+                         layout="scatter")
+    _, labels, _ = reader_samples(scene, np.random.default_rng(8), classes, no_cards=no_cards)
+    rejects = labels.count(2 * len(classes))
+    assert rejects == max(1, round((len(labels) - rejects) * no_cards))

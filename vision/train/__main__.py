@@ -5,7 +5,8 @@ cards, fine-tuned from the reader's weights) and the detector (cards of every de
 
 Needs the `train` extra (`pip install -e '.[train]'`) and the fonts and photographs of
 `python -m vision.train.setup`. On this project's 2-core development machine (no GPU) it takes
-about 3 hours: rendering 2 x 45 min, the reader 60 min, the detector 40 min (docs/training.md).
+about 5 hours: rendering about 1 h 40 min, the reader 90 min, the games reader 15 min, the
+detector 40 min (docs/training.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ EVERY_DECK = ("tightrope", "attacke", "solo")
 OTHER_DECKS = ("attacke", "solo")
 SETS = {
     "reader-train": SetSpec("reader", "train", 22000, 1),
+    "reader-train-2": SetSpec("reader", "train", 22000, 9),  # twice the designs: 44,000 decks
+    # half as many crops of no card as of cards: boxes half on a card among them (_reject_boxes)
+    "reader-halves": SetSpec("reader", "train", 8000, 10, no_cards=0.5),
     "reader-calib": SetSpec("reader", "calib", 2000, 2),
     "detector-train": SetSpec("detector", "train", 24000, 3),
     "detector-calib": SetSpec("detector", "calib", 1000, 4),
@@ -46,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="copy the trained networks into vision/models (the bundled ones)")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="render this fraction of each set (0.05: a quick trial run)")
-    ap.add_argument("--reader-epochs", type=int, default=8, help="0: keep the reader as it is")
+    ap.add_argument("--reader-epochs", type=int, default=5, help="0: keep the reader as it is")
     ap.add_argument("--games-reader-epochs", type=int, default=6,
                     help="epochs of the reader of other games' cards, fine-tuned from the "
                          "reader's weights (0: keep it as it is)")
@@ -65,7 +69,12 @@ def main(argv: list[str] | None = None) -> int:
               args.workers)
         print(f"train: {name} rendered ({time.time() - began:.0f} s)", file=sys.stderr)
     if args.reader_epochs:
-        reader.train(data / "reader-train", data / "reader-calib", work, args.reader_epochs)
+        reader.train([data / "reader-train", data / "reader-train-2"], data / "reader-calib",
+                     work, args.reader_epochs)
+        # then an epoch over every set at a quarter of the rate, with the crops half on a card
+        # (as shipped on 27 Nov: docs/training.md)
+        reader.train([data / "reader-train", data / "reader-train-2", data / "reader-halves"],
+                     data / "reader-calib", work, 1, start=work / "reader.pt", lr=5e-4)
     if args.games_reader_epochs:
         reader.train(data / "reader-games", data / "reader-games-calib", work,
                      args.games_reader_epochs, name=GAMES_NETWORK, start=work / "reader.pt",

@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import Box, box_of_quad, iou, rectify
+from vision.geometry import READ_H, READ_W, Box, box_of_quad, iou, rectify
 from vision.sim.faces import DECKS
 from vision.sim.fonts import Split
 from vision.train.scenes import Scene, random_scene
@@ -34,6 +34,7 @@ DET_SCENE = (768, 432)            # rendered, then shrunk 2x: real anti-aliasing
 READ_SCENE = (960, 540)
 READ_CARD_FRACTION = (0.06, 0.166)  # 58..160 px cards at 960: what the reader must read
 MIN_VISIBLE = 0.45                # a card at least this visible must be found and read
+HALF_OFF = 0.4                    # a box slid this much of a card's length off it is no card
 SHARD_SCENES = 500
 
 
@@ -44,6 +45,7 @@ class SetSpec:
     scenes: int
     seed: int
     games: tuple[str, ...] = ("tightrope",)  # whose decks its scenes draw
+    no_cards: float = 1 / 6  # a reader set's crops of no card, for each crop of a card
 
     @property
     def classes(self) -> tuple[str, ...]:
@@ -81,10 +83,10 @@ def _upright(box: Box, corners: np.ndarray) -> bool:
 
 
 def reader_samples(scene: Scene, rng: np.random.Generator,
-                   classes: tuple[str, ...] = DECKS["tightrope"], per_card: int = 2
-                   ) -> tuple[list[np.ndarray], list[int], list[float]]:
+                   classes: tuple[str, ...] = DECKS["tightrope"], per_card: int = 2,
+                   no_cards: float = 1 / 6) -> tuple[list[np.ndarray], list[int], list[float]]:
     """Crops, labels (of `classes`) and each crop's visible fraction (1.0 for rejects) from one
-    scene."""
+    scene, with `no_cards` crops of no card for each crop of a card."""
     index = {name: i for i, name in enumerate(classes)}
     crops, labels, seen = [], [], []
     quads = [t.corners for t in scene.truth]
@@ -99,7 +101,7 @@ def reader_samples(scene: Scene, rng: np.random.Generator,
             crops.append(crop)
             labels.append(card_label(index[t.card.label], flipped))
             seen.append(t.visible_fraction)
-    for box in _reject_boxes(scene, rng, quads, max(1, len(crops) // 6)):
+    for box in _reject_boxes(scene, rng, quads, max(1, round(len(crops) * no_cards))):
         crops.append(rectify(scene.image, box.quad()))
         labels.append(2 * len(classes))
         seen.append(1.0)
@@ -108,7 +110,11 @@ def reader_samples(scene: Scene, rng: np.random.Generator,
 
 def _reject_boxes(scene: Scene, rng: np.random.Generator, quads: list[np.ndarray], n: int
                   ) -> list[Box]:
-    """Card-sized boxes on no card: bare table, hands, across two cards, or far off one."""
+    """Card-sized boxes on no card: bare table, hands, across two cards, far off one, or half
+    on one (slid along its long side, or lying across one of its halves: a detector boxing the
+    visible half of a card, or one half of a scoring card, whose two halves each print the
+    value; read as a card, such a box names the card, its twin turned round or a zero, half a
+    card from where it lies)."""
     h, w = scene.image.shape[:2]
     cw = scene.card_px
     out: list[Box] = []
@@ -116,10 +122,25 @@ def _reject_boxes(scene: Scene, rng: np.random.Generator, quads: list[np.ndarray
         if len(out) >= n:
             break
         mode = rng.random()
-        if mode < 0.4 or not quads:
+        if mode < 0.2 and quads:
+            k = int(rng.integers(len(quads)))
+            a = box_of_quad(quads[k])
+            u = np.array([math.cos(a.angle), math.sin(a.angle)]) * a.h * rng.choice((-1.0, 1.0))
+            if mode < 0.12:  # slid along the card
+                c = u * rng.uniform(HALF_OFF, 0.65)
+                box = Box(a.cx + float(c[0]), a.cy + float(c[1]), a.w, a.h, a.angle)
+            else:  # across one half of it, as a card lying the other way
+                c = u * rng.uniform(0.2, 0.3)
+                box = Box(a.cx + float(c[0]), a.cy + float(c[1]), a.w * rng.uniform(0.9, 1.1),
+                          a.h * rng.uniform(0.9, 1.1), (a.angle + math.pi / 2) % math.pi)
+            if 0 <= box.cx < w and 0 <= box.cy < h and \
+                    all(iou(box.quad(), q) < 0.35 for i, q in enumerate(quads) if i != k):
+                out.append(box)
+            continue
+        if mode < 0.5 or not quads:
             c = rng.uniform(0, 1, 2) * (w, h)
             box = Box(float(c[0]), float(c[1]), cw, cw * 1.54, float(rng.uniform(0, math.pi)))
-        elif mode < 0.75 and len(quads) > 1:  # between two cards
+        elif mode < 0.78 and len(quads) > 1:  # between two cards
             i, j = rng.choice(len(quads), 2, replace=False)
             a, b = box_of_quad(quads[i]), box_of_quad(quads[j])
             box = Box((a.cx + b.cx) / 2, (a.cy + b.cy) / 2, a.w, a.h,
@@ -186,7 +207,7 @@ def _shard(spec: SetSpec, index: int, out: Path) -> Path:
             got = _scene(spec, i, READ_SCENE, READ_CARD_FRACTION)
             if got is None:
                 continue
-            c, lab, v = reader_samples(*got, spec.classes)
+            c, lab, v = reader_samples(*got, spec.classes, no_cards=spec.no_cards)
             crops += c
             labels += lab
             seen += v
@@ -221,11 +242,21 @@ def set_classes(folder: Path) -> tuple[str, ...]:
     return tuple(meta.get("classes") or deck_classes(tuple(meta.get("games", ["tightrope"]))))
 
 
-def load_reader_set(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    parts = [np.load(p) for p in sorted(folder.glob("reader-*.npz")) if ".tmp" not in p.name]
-    return (np.concatenate([p["crops"] for p in parts]),
-            np.concatenate([p["labels"] for p in parts]).astype(np.int64),
-            np.concatenate([p["visible"] for p in parts]))
+def load_reader_set(*folders: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(crops, labels, visible fractions) of one or more rendered reader sets, the crops laid
+    into one array as they load (two sets' crops are 10 GB: a concatenation would hold them
+    twice)."""
+    paths = [p for folder in folders for p in sorted(folder.glob("reader-*.npz"))
+             if ".tmp" not in p.name]
+    labels = [np.load(p)["labels"] for p in paths]
+    crops = np.empty((sum(len(lab) for lab in labels), READ_H, READ_W, 3), np.uint8)
+    visible, at = [], 0
+    for path, lab in zip(paths, labels, strict=True):
+        with np.load(path) as z:
+            crops[at:at + len(lab)] = z["crops"]
+            visible.append(z["visible"])
+        at += len(lab)
+    return crops, np.concatenate(labels).astype(np.int64), np.concatenate(visible)
 
 
 def detector_shards(folder: Path) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:

@@ -24,6 +24,11 @@ def cbr(cin: int, cout: int, stride: int = 1, k: int = 3, dilation: int = 1) -> 
 
 
 class ReaderNet(nn.Module):
+    """A crop -> (logits, embedding). The embedding reads the last feature map twice: where on
+    the card each feature lies (a flattened 6 x 4 grid: which way up, a 6 or a 9 by its corner
+    indices) and the strongest of each feature anywhere (a max over the grid: a numeral read
+    wherever an unseen layout prints it)."""
+
     def __init__(self, n_classes: int, widths: tuple[int, ...] = (32, 48, 96, 128)) -> None:
         super().__init__()
         a, b, c, d = widths
@@ -31,15 +36,16 @@ class ReaderNet(nn.Module):
             cbr(3, a, 2), cbr(a, a),       # 48 x 32
             cbr(a, b, 2), cbr(b, b),       # 24 x 16
             cbr(b, c, 2), cbr(c, c),       # 12 x 8
-            cbr(c, d, 2), cbr(d, d),       # 6 x 4: where on the card, kept (no global pooling)
-            cbr(d, 64, k=1),
+            cbr(c, d, 2), cbr(d, d),       # 6 x 4
         )
-        self.embed = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 6 * 4, EMBED),
+        self.where = cbr(d, 64, k=1)
+        self.embed = nn.Sequential(nn.Dropout(0.2), nn.Linear(64 * 6 * 4 + d, EMBED),
                                    nn.BatchNorm1d(EMBED), nn.ReLU(inplace=True))
         self.head = nn.Linear(EMBED, n_classes)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        e = self.embed(self.features(x))
+        f = self.features(x)
+        e = self.embed(torch.cat([self.where(f).flatten(1), f.amax(dim=(2, 3))], dim=1))
         return self.head(e), e
 
 

@@ -16,10 +16,12 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812
+from torch import nn
 
 from vision.read import fit_temperature, per_card, softmax
 from vision.train.data import load_reader_set, set_classes
 from vision.train.nets import MEAN, STD, OneCycle, ReaderNet
+from vision.types import CardId, CardLabelError
 
 MAX_WRONG = 0.0005  # confidently wrong reads allowed on the calibration set (of all its crops)
 
@@ -42,6 +44,8 @@ def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator, reject: int,
     y = torch.where(turn & (y < reject), y ^ 1, y)
     if recolour is not None:
         x = _recoloured(x, y, g, reject, recolour)
+    x = reshaped(x, g)
+    x = restroked(x, g)
     # white balance, contrast, brightness (in normalised units)
     gain = 1 + 0.12 * torch.randn(n, 3, 1, 1, generator=g)
     contrast = torch.exp(0.2 * torch.randn(n, 1, 1, 1, generator=g))
@@ -66,6 +70,81 @@ def augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator, reject: int,
 
 
 RECOLOUR_P = 0.4  # of a recolourable card's crops: half swap channels, half go grey
+RESHAPE_P = 0.7   # of all crops: warped a little, as a box off the card and a typeface unlike
+                  # any trained on would (an affine step and a smooth elastic field)
+RESTROKE_P = 0.3  # of all crops: strokes made bolder or thinner by a pixel
+
+
+def reshaped(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Some crops warped: scaled, turned, sheared and shifted a little (a detector's box is never
+    quite the card's), then bent by a smooth random field, so that a numeral's shape varies the
+    way typefaces do (Simard et al.'s elastic distortions for handwritten digits)."""
+    n = x.shape[0]
+    pick = torch.nonzero(torch.rand(n, generator=g) < RESHAPE_P).flatten()
+    if len(pick) == 0:
+        return x
+    m = len(pick)
+    scale = torch.exp(0.05 * torch.randn(m, generator=g))
+    angle = torch.deg2rad(2.0 * torch.randn(m, generator=g))
+    shear = 0.06 * torch.randn(m, generator=g)
+    shift = 0.03 * torch.randn(m, 2, generator=g)
+    cos, sin = torch.cos(angle) * scale, torch.sin(angle) * scale
+    theta = torch.stack([torch.stack([cos, -sin + shear, shift[:, 0]], 1),
+                         torch.stack([sin, cos, shift[:, 1]], 1)], 1)
+    grid = F.affine_grid(theta, [m, 3, x.shape[2], x.shape[3]], align_corners=False)
+    coarse = 0.03 * torch.randn(m, 2, 6, 4, generator=g)  # displacement at 16 px, smoothed up
+    field = F.interpolate(coarse, size=x.shape[2:], mode="bicubic", align_corners=False)
+    grid = grid + field.permute(0, 2, 3, 1)
+    x = x.clone()
+    x[pick] = F.grid_sample(x[pick], grid, mode="bilinear", padding_mode="border",
+                            align_corners=False)
+    return x
+
+
+def restroked(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Some crops' dark strokes made bolder (a 3 x 3 minimum) or thinner (a maximum), partly: a
+    typeface's weight varies from hairline to black."""
+    n = x.shape[0]
+    pick = torch.nonzero(torch.rand(n, generator=g) < RESTROKE_P).flatten()
+    if len(pick) == 0:
+        return x
+    part = x[pick]
+    bold = -F.max_pool2d(-part, 3, 1, 1)
+    thin = F.max_pool2d(part, 3, 1, 1)
+    which = (torch.rand(len(pick), 1, 1, 1, generator=g) < 0.5)
+    how = 0.3 + 0.7 * torch.rand(len(pick), 1, 1, 1, generator=g)
+    x = x.clone()
+    x[pick] = part + how * (torch.where(which, bold, thin) - part)
+    return x
+
+
+def digit_targets(classes: tuple[str, ...]) -> torch.Tensor | None:
+    """(classes, 3): each card's kind (0 number, 1 scoring, 2 a zero), tens and units digits,
+    for a deck of Tightrope's cards (None for another game's). Read beside the card, they make
+    the network learn a 4 once for the 4, 14, 24, 34, 41 to 49 and the scoring 4, not 15 times:
+    what carries over to a typeface it never saw."""
+    try:
+        cards = [CardId.from_label(c) for c in classes]
+    except CardLabelError:
+        return None
+    kind = [2 if c.colour else int(c.kind == "scoring") for c in cards]
+    return torch.tensor([[k, c.value // 10, c.value % 10] for k, c in zip(kind, cards,
+                                                                          strict=True)])
+
+
+DIGIT_SIZES = (3, 6, 10)  # kinds, tens digits (0-5), units digits
+DIGIT_WEIGHT = 0.3        # of the digits' loss beside the cards'
+
+
+def digit_loss(aux: nn.Linear, e: torch.Tensor, y: torch.Tensor, reject: int,
+               targets: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of the kind, tens and units heads on the crops of a card."""
+    card = y < reject
+    if not bool(card.any()):
+        return e.sum() * 0.0
+    want = targets[y[card] // 2]
+    out = aux(e[card].float()).split(DIGIT_SIZES, dim=1)
+    return sum(F.cross_entropy(o, want[:, k]) for k, o in enumerate(out)) / len(out)
 
 
 def _recoloured(x: torch.Tensor, y: torch.Tensor, g: torch.Generator, reject: int,
@@ -121,7 +200,8 @@ def evaluate(p_card: np.ndarray, y: np.ndarray, visible: np.ndarray, line: float
     }
 
 
-def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batch: int = 256,
+def train(train_dir: Path | list[Path], calib_dir: Path, out_dir: Path, epochs: int = 8,
+          batch: int = 256,
           seed: int = 20261123, threads: int = 2, limit: int | None = None,
           name: str = "reader", start: Path | None = None, lr: float = 2e-3,
           recolour: tuple[str, ...] = ()) -> dict:
@@ -131,12 +211,14 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     g = torch.Generator().manual_seed(seed)
-    classes = set_classes(train_dir)
-    if set_classes(calib_dir) != classes:
-        raise ValueError(f"{calib_dir} is labelled with other cards than {train_dir}")
+    train_dirs = train_dir if isinstance(train_dir, list) else [train_dir]
+    classes = set_classes(train_dirs[0])
+    for other in [*train_dirs[1:], calib_dir]:
+        if set_classes(other) != classes:
+            raise ValueError(f"{other} is labelled with other cards than {train_dirs[0]}")
     reject = 2 * len(classes)
     recolourable = torch.tensor([c in recolour for c in classes]) if recolour else None
-    crops, labels, _ = load_reader_set(train_dir)
+    crops, labels, _ = load_reader_set(*train_dirs)
     if limit:
         crops, labels = crops[:limit], labels[:limit]
     cal_crops, cal_labels, cal_visible = load_reader_set(calib_dir)
@@ -150,8 +232,10 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
             weights = {k: v for k, v in weights.items() if not k.startswith("head.")}
         model.load_state_dict(weights, strict=False)
     model = model.to(memory_format=torch.channels_last)
+    targets = digit_targets(classes)
+    aux = nn.Linear(model.head.in_features, sum(DIGIT_SIZES))  # training only: not exported
     steps = epochs * math.ceil(len(xs) / batch)
-    train = OneCycle(model, lr=lr, weight_decay=5e-4, steps=steps)
+    train = OneCycle(nn.ModuleList([model, aux]), lr=lr, weight_decay=5e-4, steps=steps)
     began = time.time()
     for epoch in range(epochs):
         model.train()
@@ -162,8 +246,10 @@ def train(train_dir: Path, calib_dir: Path, out_dir: Path, epochs: int = 8, batc
             x, y = augment(as_input(xs[idx]), ys[idx], g, reject, recolourable)
             x = x.contiguous(memory_format=torch.channels_last)
             with torch.autocast("cpu", dtype=torch.bfloat16):
-                logits, _ = model(x)
+                logits, e = model(x)
             loss = F.cross_entropy(logits.float(), y, label_smoothing=0.02)
+            if targets is not None:
+                loss = loss + DIGIT_WEIGHT * digit_loss(aux, e, y, reject, targets)
             train.step(loss)
             total += loss.item() * len(idx)
         p = per_card(softmax(logits_of(model, cal_crops)))
@@ -238,5 +324,5 @@ def export(model: ReaderNet, out_dir: Path, meta: dict, name: str = "reader") ->
 
 if __name__ == "__main__":
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "var/train-data")
-    train(root / "reader-train", root / "reader-calib", Path("var/models"),
-          epochs=int(sys.argv[2]) if len(sys.argv) > 2 else 8)
+    train([root / "reader-train", root / "reader-train-2"], root / "reader-calib",
+          Path("var/models"), epochs=int(sys.argv[2]) if len(sys.argv) > 2 else 5)
