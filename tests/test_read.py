@@ -96,3 +96,19 @@ def test_a_taught_read_is_sure_where_the_general_reader_confirms_it(zero_card, z
     zero = _look(CardId("number", zero_card), zero_p, 0.98, runner_up=taught_card)
     got = _second_opinion(taught, zero).reading
     assert (got.card == taught_card) if sure else got.card is None
+
+
+@pytest.mark.parametrize("card_p, no_card, taken", [
+    (0.60, 0.39, True),    # the deck unsure, but the general reader sure of its first card
+    (0.12, 0.88, False),   # the deck takes the crop for no card: half a card, not a card
+])
+def test_an_unsure_taught_read_is_settled_only_where_the_deck_sees_a_card(card_p, no_card,
+                                                                            taken):
+    from vision.read import Look, _second_opinion
+    from vision.types import CardId, Reading
+
+    blue_zero, nine = CardId("scoring", 0, "blue"), CardId("scoring", 9)
+    taught = Look(Reading.of(None, card_p, ((blue_zero, card_p), (nine, 1e-5)), 0.9), 0,
+                  no_card)
+    zero = _look(blue_zero, 0.997, 0.98)
+    assert _second_opinion(taught, zero).reading.card == (blue_zero if taken else None)

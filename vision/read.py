@@ -317,9 +317,13 @@ def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
     `confirm` or more)."""
     t, z = taught.reading, zero.reading
     if t.label is None:
+        # unsure of its deck, but the general reader is sure of the same card, which the deck
+        # ranks first, well ahead of the next card and of no card at all (a box on the blue half
+        # of a scoring 9 the deck took for no card: the general reader read a blue zero)
         if z.label is not None and t.named and z.label == t.named[0][0] and (
-                len(t.named) < 2 or t.named[0][1] >= LEAD * t.named[1][1]):
-            return zero  # unsure of its deck, but the general reader is sure of the same card
+                len(t.named) < 2 or t.named[0][1] >= LEAD * t.named[1][1]) and \
+                t.named[0][1] > taught.no_card:
+            return zero
         return taught  # unsure, or torn between two cards its deck prints alike (a 6 and a 9)
     if z.named and z.named[0][0] == t.label and z.named[0][1] >= confirm:
         return taught
