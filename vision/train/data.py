@@ -248,7 +248,10 @@ def load_reader_set(*folders: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     twice)."""
     paths = [p for folder in folders for p in sorted(folder.glob("reader-*.npz"))
              if ".tmp" not in p.name]
-    labels = [np.load(p)["labels"] for p in paths]
+    labels = []
+    for path in paths:  # the labels first, to size the one array of crops
+        with np.load(path) as z:
+            labels.append(z["labels"])
     crops = np.empty((sum(len(lab) for lab in labels), READ_H, READ_W, 3), np.uint8)
     visible, at = [], 0
     for path, lab in zip(paths, labels, strict=True):
