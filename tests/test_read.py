@@ -81,18 +81,21 @@ def _look(card, p: float, line: float, runner_up=None):
     return Look(Reading.of(card if p >= line else None, p, cands, line), 0, 0.0)
 
 
-@pytest.mark.parametrize("zero_card, zero_p, sure", [
-    (17, 0.985, True),   # the general reader ranks it first, surely enough: taken
-    (17, 0.80, False),   # first, but not surely enough: the deck's head may be fooled
-    (11, 0.60, False),   # another card first: a typeface that prints 1 like 7, say
-    (9, 0.97, False),    # the twin of a 6: which way up is the general reader's to say
+@pytest.mark.parametrize("zero_card, zero_p, taught_p, sure", [
+    (17, 0.985, 0.95, True),   # the general reader ranks it first, surely enough: taken
+    (17, 0.80, 0.999, False),  # first, but not surely enough: the deck's head may be fooled
+    (17, 0.93, 0.99, True),    # both readers nearly sure of the one card: taken
+    (17, 0.93, 0.95, False),   # ... but the deck's head only just over its line: not
+    (11, 0.60, 0.999, False),  # another card first: a typeface that prints 1 like 7, say
+    (9, 0.97, 0.999, False),   # the twin of a 6: which way up is the general reader's to say
 ])
-def test_a_taught_read_is_sure_where_the_general_reader_confirms_it(zero_card, zero_p, sure):
+def test_a_taught_read_is_sure_where_the_general_reader_confirms_it(zero_card, zero_p, taught_p,
+                                                                    sure):
     from vision.read import _second_opinion
     from vision.types import CardId
 
     taught_card = CardId("number", 6 if zero_card == 9 else 17)
-    taught = _look(taught_card, 0.999, 0.9)
+    taught = _look(taught_card, taught_p, 0.9)
     zero = _look(CardId("number", zero_card), zero_p, 0.98, runner_up=taught_card)
     got = _second_opinion(taught, zero).reading
     assert (got.card == taught_card) if sure else got.card is None
