@@ -1,10 +1,13 @@
 """The card reader on single crops: every card either way up, honest candidates, abstention."""
 
+import math
+
 import cv2
 import numpy as np
 import pytest
 
 from vision.cards import ALL_CARDS, render_face
+from vision.deck import TIGHTROPE
 from vision.geometry import READ_H, READ_W
 from vision.read import CardImageError, Reader, combine, turned_round
 
@@ -115,3 +118,42 @@ def test_an_unsure_taught_read_is_settled_only_where_the_deck_sees_a_card(card_p
                   no_card)
     zero = _look(blue_zero, 0.997, 0.98)
     assert _second_opinion(taught, zero).reading.card == (blue_zero if taken else None)
+
+
+class _Nearer:
+    """A deck's photos that always find the crop nearer the guessed card's photo."""
+
+    def nearer(self, crop, card, rivals) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("zero_first, taken", [
+    ("yellow-3", True),   # the games reader leans the same way, unsure: the photos settle it
+    ("yellow-4", False),  # it leans to another card: values printed as question marks
+])
+def test_another_games_card_is_taken_from_its_photos_only_where_the_games_reader_agrees(
+        zero_first, taken):
+    from vision.read import Look, Reader
+    from vision.types import Reading
+
+    reader = object.__new__(Reader)
+    reader.names, reader.photos = ("yellow-2", "yellow-3", "yellow-4", "yellow-5"), _Nearer()
+    taught = Look(Reading.of_name(None, 0.81, (("yellow-3", 0.81), ("yellow-2", 0.10)), 0.9),
+                  0, 0.0)
+    zero = Look(Reading.of_name(None, 0.74, ((zero_first, 0.74), ("yellow-5", 0.2)), 0.8), 0, 0.0)
+    got = reader._by_photos(np.zeros((96, 64, 3), np.uint8), taught, zero, taught)
+    assert got.reading.label == ("yellow-3" if taken else None)
+
+
+def test_a_tightrope_card_is_taken_from_its_photos_whatever_the_general_reader_leans_to():
+    """A calib design's 1 the general reader takes for a 4, unsure: the deck's photos read it."""
+    from vision.read import Look, Reader
+    from vision.types import CardId, Reading
+
+    one, four, forty_one = CardId("number", 1), CardId("number", 4), CardId("number", 41)
+    reader = object.__new__(Reader)
+    reader.names, reader.photos = TIGHTROPE, _Nearer()
+    taught = Look(Reading.of(None, 0.95, ((one, 0.95), (forty_one, 0.01)), math.inf), 0, 0.0)
+    zero = Look(Reading.of(None, 0.83, ((four, 0.83), (one, 0.14)), 0.98), 0, 0.0)
+    assert reader._by_photos(np.zeros((96, 64, 3), np.uint8), taught, zero, taught
+                             ).reading.card == one

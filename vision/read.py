@@ -288,13 +288,20 @@ class Reader:
         reader is not sure of another card, and the crop lies nearer the deck's photo of it
         than of each of the head's other candidates (vision.compare); else `unsure`. Also where
         the head's two looks name different cards: the photos are compared either way up, and
-        on the calib designs this read 0.9 points more Tightrope cards right, none wrong."""
+        on the calib designs this read 0.9 points more Tightrope cards right, none wrong.
+        Another game's card must also be the games reader's first guess, sure or not: an
+        unseen Attacke design whose values print as question marks was read 12 times wrong by
+        its photos (a yellow 2 as yellow 3, the games reader's first guess yellow 4), none
+        with this; its calib designs read the same either way (Tightrope's calib designs would
+        lose 17 right reads of a 1 the general reader takes for a 4, none wrong)."""
         t = taught.reading
         if self.photos is None or not t.named or t.named[0][1] < FLOOR:
             return unsure
         best = t.named[0][0]
         if zero.reading.label not in (None, best):
             return unsure
+        if not self.tightrope and zero.reading.named and zero.reading.named[0][0] != best:
+            return unsure  # another game's deck: the games reader must lean the same way
         upright = crop if taught.turns == 0 else crop[::-1, ::-1]
         if not self.photos.nearer(upright, best, [name for name, _ in t.named[1:]]):
             return unsure
