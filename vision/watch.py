@@ -380,7 +380,17 @@ class TableWatcher:
         across a pile, or one born while the card it lies in was still under the hand."""
         sure = [t for t in self._tracks if t.reading.sure and not t.across]
         return [t for t in self._tracks if not t.across and
-                part_of_a_card(t.reading, t.det.quad, [o.det.quad for o in sure if o is not t])]
+                part_of_a_card(t.reading, *self._as_laid(t, sure))]
+
+    @staticmethod
+    def _as_laid(t: _Track, sure: list[_Track]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """A track's box and the boxes of the sure cards it may be a part of. A card committed
+        at its own place is judged where it lay, among the cards that lay there before it: the
+        middle card of a fan lies under the card laid after it, and its box may slide onto the
+        neighbours' peak, yet it is no part of them."""
+        if t.committed is None:
+            return t.det.quad, [o.det.quad for o in sure if o is not t]
+        return t.committed.quad, [o.det.quad for o in sure if o.id < t.id]
 
     def _mark_across(self) -> None:
         """Mark the new sure tracks whose box lies across a pile (recognize.across_a_pile):
