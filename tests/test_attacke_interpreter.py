@@ -90,6 +90,16 @@ class Table:
         self.it.seen(changes, self.t)
         self.settle()
 
+    def swap(self, track: int, seat: int, reading: Reading, dt: float = 0.4) -> None:
+        """The card of `track` taken away and another laid on its place at once: the watcher
+        keeps the place's track and reports the card removed and read again."""
+        self.t += dt
+        old = self.it.cards[track].reading
+        self.it.seen([Change("removed", Observation(old, QUAD, (0, 0), seat, 3, track), 0),
+                      Change("appeared", Observation(reading, QUAD, (0, 0), seat, 3, track), 0)],
+                     self.t)
+        self.settle()
+
     def hand(self, seat: int, dt: float = 0.4) -> None:
         """A hand moves over the seat's zone (the camera saw motion there, no card)."""
         self.t += dt
@@ -541,6 +551,32 @@ def test_a_card_moved_within_the_zone_is_not_played_twice():
     t.lay(0, sure("red-7"), dt=0.3)  # the same card, laid down again a little further on
     t.wait()
     assert t.events == [CardsPlayed(0, (C("red-7"),))]
+
+
+def test_a_card_laid_where_the_last_contest_s_card_lay_opens_the_next_contest():
+    # unseen design, seed 3: the victor's card was taken away and the next contest's opening
+    # card laid on its place while the hand still hid it, so the watcher read the place again
+    t = Table(players=2)
+    a = t.lay(0, sure("red-3"))
+    t.wait()
+    b = t.lay(1, sure("red-5"))
+    t.wait()
+    t.take(a)
+    t.wait()
+    assert t.game.contest.index == 1 and t.game.turn == 1
+    t.swap(b, 1, sure("green-3"))
+    t.wait()
+    assert t.events[3:] == [CardsPlayed(1, (C("green-3"),))]
+
+
+def test_a_counted_card_read_again_unsure_or_as_itself_is_not_laid_again():
+    t = Table(players=3)
+    a = t.lay(0, sure("red-3"))
+    t.wait()
+    t.swap(a, 0, read(("red-3", 0.6), ("red-2", 0.3)))
+    t.swap(a, 0, sure("red-3"))
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-3"),))] and not t.questions
 
 
 def test_a_seat_whose_cards_still_lie_is_asked_whether_he_passed():

@@ -224,7 +224,7 @@ class Interpreter:
     _said_passed: set[tuple[int, int]] = field(default_factory=set)  # (contest, seat)
     _face_down: dict[tuple[int, int], int] = field(default_factory=dict)  # (contest, seat): said
     _short: set[tuple[int, int]] = field(default_factory=set)  # laid cards the camera missed
-    _unseen: int = 0                                            # cards named, never seen
+    _unseen: int = 0  # keys apart from the tracks: cards named, never seen, or taken away
     _turn_began: float = 0.0                 # when the table showed the last event applied
     _hands: dict[int, float] = field(default_factory=dict)  # seat -> when a hand last moved there
 
@@ -252,7 +252,11 @@ class Interpreter:
             if change.kind == "removed":
                 if card is not None and obs.track not in read_again:
                     card.present, card.gone_t = False, t
-            elif card is None:
+                continue
+            if card is not None and _swapped(card, obs.reading):
+                self._retire(card, t)
+                card = None
+            if card is None:
                 self._order += 1
                 card = Seen(obs.track, _zone(obs), obs.reading, t, self._order, center=obs.center,
                             width=_width(obs))
@@ -265,6 +269,13 @@ class Interpreter:
                 card.reading, card.present = obs.reading, True
                 if card.status == "waiting":
                     card.zone, card.refused = _zone(obs), ""
+
+    def _retire(self, card: Seen, t: float) -> None:
+        """A counted card taken away, another laid in its place: the watcher keeps the place's
+        track, so the card leaves that key for one of its own."""
+        card.present, card.gone_t = False, t
+        self._unseen += 1
+        self.cards[-self._unseen] = self.cards.pop(card.track)
 
     def _seen_late(self, card: Seen, t: float) -> bool:
         """A card that appears in a seat's zone soon after a person named a card of his the
@@ -758,6 +769,16 @@ def _may_be(card: Seen, other: Seen) -> bool:
     """May `card` read as `other` (the name a person gave it, or its sure read)?"""
     name = other.named or sure_name(other.reading)
     return name is not None and _probability(card.reading, name) >= MAY_BE_SAME
+
+
+def _swapped(card: Seen, reading: Any) -> bool:
+    """Is a counted card, read again surely as another card it can hardly be, another card laid
+    where it lay (a heap taken away and the next contest's card laid on its place), not the
+    same card read again?"""
+    known = card.named or sure_name(card.reading)
+    now = sure_name(reading)
+    return card.status == "counted" and known is not None and now is not None and \
+        now != known and _probability(reading, known) < MAY_BE_SAME
 
 
 def _probability(reading: Any, name: str) -> float:
