@@ -46,9 +46,12 @@ def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, ans
             n += 1
             a, o = answer_all(referee, answer)
             asked, offered = asked + a, offered + o
-        referee.handle(Flush())
-        a, o = answer_all(referee, answer)
-        asked, offered = asked + a, offered + o
+        while True:  # the footage's end: the table still, each answer settled in turn
+            referee.handle(Flush())
+            a, o = answer_all(referee, answer)
+            asked, offered = asked + a, offered + o
+            if not a:
+                break
         seconds = time.perf_counter() - began
         source.close()
         got = referee.game
