@@ -39,6 +39,7 @@ from vision.colour import colour_features
 from vision.compare import Photos
 from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head
 from vision.geometry import READ_H, READ_W
+from vision.glare import WASHED_OUT, washed_out
 from vision.network import MODEL_DIR, ModelError, Network, bundled, normalise
 from vision.types import ALL_CARDS, Reading
 
@@ -274,7 +275,7 @@ class Reader:
             if look.reading.label is None:
                 look = self._by_photos(crops[i], taught, zero, look)
             out.append(look)
-        return out
+        return _past_glare(out, crops)
 
     @functools.cached_property
     def photos(self) -> Photos | None:
@@ -348,9 +349,28 @@ def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
     # the deck's head (its photos may settle it: Reader._by_photos); or a 6 and a 9, which
     # differ only in which way up the card lies, which one photo a card may not teach, and
     # which the general reader (trained on hundreds of layouts) confirms
-    unsure = (Reading.of(None, t.confidence, t.candidates, math.inf) if t.candidates else
-              Reading.of_name(None, t.confidence, t.named, math.inf))
-    return taught._replace(reading=unsure)
+    return unsure(taught)
+
+
+def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
+    """Sure looks stay sure unless a glare washed out half the card's face (vision.glare)."""
+    sure = [i for i, look in enumerate(looks) if look.reading.label is not None]
+    if not sure:
+        return looks
+    washed = washed_out(np.stack([crops[i] for i in sure]))
+    out = list(looks)
+    for i, share in zip(sure, washed, strict=True):
+        if share >= WASHED_OUT:
+            out[i] = unsure(looks[i])
+    return out
+
+
+def unsure(look: Look) -> Look:
+    """The look with its reading unsure: the same candidates, no card named."""
+    r = look.reading
+    return look._replace(reading=Reading.of(None, r.confidence, r.candidates, math.inf)
+                         if r.candidates else
+                         Reading.of_name(None, r.confidence, r.named, math.inf))
 
 
 def _check(crop: np.ndarray) -> np.ndarray:
