@@ -349,7 +349,7 @@ def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
     # the deck's head (its photos may settle it: Reader._by_photos); or a 6 and a 9, which
     # differ only in which way up the card lies, which one photo a card may not teach, and
     # which the general reader (trained on hundreds of layouts) confirms
-    return unsure(taught)
+    return _unsure(taught)
 
 
 def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
@@ -361,11 +361,11 @@ def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
     out = list(looks)
     for i, share in zip(sure, washed, strict=True):
         if share >= WASHED_OUT:
-            out[i] = unsure(looks[i])
+            out[i] = _unsure(looks[i])
     return out
 
 
-def unsure(look: Look) -> Look:
+def _unsure(look: Look) -> Look:
     """The look with its reading unsure: the same candidates, no card named."""
     r = look.reading
     return look._replace(reading=Reading.of(None, r.confidence, r.candidates, math.inf)
