@@ -17,6 +17,9 @@ from .games import GameSpec
 from .referee import Referee
 from .store import Store
 
+# Flushes after the footage, each answering what it asked: a referee that never stops asking
+# ends a bench rather than hanging it.
+END_ROUNDS = 50
 Answerer = Callable[[dict[str, Any], dict[str, Any]], str]  # a person: question, state -> choice
 
 
@@ -46,7 +49,7 @@ def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, ans
             n += 1
             a, o = answer_all(referee, answer)
             asked, offered = asked + a, offered + o
-        while True:  # the footage's end: the table still, each answer settled in turn
+        for _ in range(END_ROUNDS):  # the footage's end: the table still, each answer settled
             referee.handle(Flush())
             a, o = answer_all(referee, answer)
             asked, offered = asked + a, offered + o
