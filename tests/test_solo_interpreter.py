@@ -791,10 +791,11 @@ def test_an_unsure_or_wrong_reader_and_a_truthful_person_score_no_mission_wrong(
 @pytest.mark.parametrize("answer", ["5H", "none"])
 def test_more_informants_turned_than_dealt_are_asked_about_never_dropped(answer):
     """The camera missed a redraw of one card, so the companion counts 3 informants where 4
-    were dealt. All 4 are turned: which card did the player discard unseen? Named, the redraw
-    is applied before the mission and its informant counts; "none" keeps the first three."""
+    were dealt (it saw 3 of them face down). All 4 are turned: which card did the player
+    discard unseen? Named, the redraw is applied before the mission and its informant counts;
+    "none" keeps the first three."""
     t = Table()
-    backs = dealt(t, 4)  # (the fourth dealt for the redraw the camera missed)
+    backs = dealt(t, 3)  # (a fourth was dealt for the redraw the camera missed: unseen too)
     mission = [t.lay("1b", sure(name)) for name in ("10S", "9S")]
     t.take(*backs)
     row = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("2D", "3D", "4D", "6D"))]
@@ -809,6 +810,61 @@ def test_more_informants_turned_than_dealt_are_asked_about_never_dropped(answer)
     informants = ("2D", "3D", "4D", "6D") if answer != "none" else ("2D", "3D", "4D")
     assert played[0].informants == tuple(C(n) for n in informants)
     assert (CardsRedrawn((C("5H"),)) in t.events) == (answer != "none")
+
+
+def test_more_informants_face_down_than_dealt_ask_for_the_redraw_before_any_is_turned():
+    """The bench's solo seed 10: the camera missed a redraw of one card, and then the face of
+    the informant at the row's first place (it saw the card face down taken, no face there).
+    The faces it saw equal what it counted dealt, yet the row showed one face down too many
+    when the mission was laid: which card was discarded unseen? Then, the row cleared, which
+    informant was turned unseen."""
+    t = Table()
+    backs = [t.lay(ROW, sure("back"), dt=0.1, x=100.0 * i, w=60.0) for i in range(4)]
+    mission = [t.lay("1b", sure(name)) for name in ("10S", "9S")]
+    t.wait()  # the mission laid: the row is looked at
+    q = t.questions["redrew:0"]
+    assert "4 informants lay face down when mission 1 was laid" in q.message
+    assert "counts 3 hidden" in q.message and not t.events
+    t.answer("redrew:0", "5H")
+    assert t.events == [CardsRedrawn((C("5H"),))]
+    t.take(backs[0])  # the 2C turned: its face never seen
+    row = []
+    for back, name in zip(backs[1:], ("3D", "4D", "6D"), strict=True):
+        t.take(back)
+        row.append(t.lay(ROW, sure(name), x=100.0 * backs.index(back), w=60.0))
+    assert not [e for e in t.events if isinstance(e, MissionPlayed)]
+    t.take(*row)
+    t.wait()
+    q = t.questions["missing:0"]
+    assert "2C" in [c.id for c in q.choices]
+    t.answer("missing:0", "2C")
+    t.take(*mission)
+    t.wait(2 * SETTLE_S)
+    t.drew(0)
+    played = [e for e in t.events if isinstance(e, MissionPlayed)]
+    assert sorted(map(str, played[0].informants)) == ["2C", "3D", "4D", "6D"]
+
+
+def test_a_card_face_down_lost_and_found_in_its_place_is_one_informant():
+    """The watcher lost a card face down under a hand and found it anew where it lay: one
+    informant, no question."""
+    t = Table()
+    backs = [t.lay(ROW, sure("back"), dt=0.1, x=100.0 * i, w=60.0) for i in range(3)]
+    t.take(backs[1])
+    again = t.lay(ROW, sure("back"), x=103.0, w=60.0)
+    mission = [t.lay("1b", sure(name)) for name in ("10S", "9S")]
+    t.wait()
+    assert not t.questions
+    row = []
+    for back, name in zip((backs[0], again, backs[2]), ("3D", "4D", "6D"), strict=True):
+        t.take(back)
+        row.append(t.lay(ROW, sure(name), x=100.0 * len(row), w=60.0))
+    assert not any(k.startswith("redrew") for k in t.questions)
+    t.take(*row, *mission)
+    t.wait(2 * SETTLE_S)
+    t.drew(0)
+    played = [e for e in t.events if isinstance(e, MissionPlayed)]
+    assert [str(c) for c in played[0].informants] == ["3D", "4D", "6D"]
 
 
 def test_a_mission_short_of_its_spot_asks_for_a_card_the_camera_missed():

@@ -47,3 +47,21 @@ def test_a_card_is_one_of_its_move_where_the_question_says_it_lies():
     row = "Which card did Ana turn in the row (card 2 of the row)? The camera is not sure."
     assert p.answer(ask("card:8", row, "4D", "3D", "back", "none"), {"events": 4}) == "4D"
     assert p.answer(ask("card:9", row, "4D", "3D", "back", "none"), {"events": 4}) == "3D"
+
+
+def test_a_redraw_named_late_puts_the_table_s_record_a_move_ahead_of_the_true_one():
+    """The camera saw the 2C of a redraw but not the 3C: asked at the mission, the person
+    names the 3C, and the table's record holds it as a move of its own (the true one does
+    not). Asked next how many he drew before the following redraw, he counts from the true
+    record all the same (two), not from the table's move number."""
+    true = Game.replay([
+        GameStarted(("Ana",)), CardsRedrawn((C("2C"), C("3C"))),
+        MissionPlayed(Spot.LOW_LEFT, (C("10S"), C("9S")),
+                      (C("2D"), C("3D"), C("4D"), C("5D"), C("6D"))),
+        CardDrawn(), CardDrawn(), CardsRedrawn((C("4H"),))])
+    p = Person(true)
+    said = "since the last mission: 2C). Which card did the player discard"
+    assert p.answer(ask("redrew:0", f"5 informants ({said}", "3C", "4H", "none"),
+                    {"events": 2}) == "3C"
+    # the table: GameStarted, the 2C, the 3C, the mission; the redraw of the 4H is move 3
+    assert p.answer(ask("draws:3", "How many?", "0", "1", "2"), {"events": 4}) == "2"

@@ -30,7 +30,8 @@ The hand is never seen. What becomes an event:
 The cards of the solo table lie side by side, none over another: a card read unsure across two
 cards is no card, and one seen anew where a counted card lies is that card. A move's cards are
 listed as they lie, left to right; the informants line by line along the row. An informant the
-camera missed before the row was cleared is named by a person.
+camera missed before the row was cleared is named by a person; so is a redraw it missed, once
+the row shows more informants (face down when a mission is laid, or turned) than it counts.
 
 Nothing is scored on a guess. A card read unsure, read as one the rules refuse (a Rebels' card
 seen before, an informant that cannot be one), or part of a move the rules refused as a whole is
@@ -523,7 +524,7 @@ class Interpreter:
             return None
         names = self._certain(laying, lambda n, others: from_hand(game, n, others))
         self._ask_cards(game, laying, names, questions, f"lay on spot {spot.value}")
-        faces = self._informants(game, row, t, questions, cleared)
+        faces = self._informants(game, laying, row, t, questions, cleared)
         if faces is None or any(n is None for n in names):
             return None
         number = len(game.missions)
@@ -542,16 +543,25 @@ class Interpreter:
         tracks += (marker,) if marker is not None and laid is not None else ()
         return Move(MissionPlayed(spot, cards, informants, laid), tracks, len(cards))
 
-    def _informants(self, game: Game, row: list[Seen], t: float, questions: list[Question],
-                    cleared: float | None = None) -> list[Face] | None:
+    def _informants(self, game: Game, laying: list[Seen], row: list[Seen], t: float,
+                    questions: list[Question], cleared: float | None = None
+                    ) -> list[Face] | None:
         """The informants turned in the row since the mission's cards were laid, once as many
         lie there as the jack left hidden, every one certain; None meanwhile (a question for a
-        card not certain that may be one of them, or, once the row was cleared short of them,
-        for an informant the camera missed)."""
+        card not certain that may be one of them, for more informants face down or turned than
+        the companion counts dealt, or, once the row was cleared short of them, for an
+        informant the camera missed)."""
         names = self._certain(row, lambda n, others: informant(game, n, others))
         number = len(game.missions)
+        hidden = game.opponent.informants - len(game.opponent.revealed)
+        down = self._face_down(laying)
+        if down > hidden and number not in self._no_redraw:
+            questions.append(self._more_faces(
+                game, f"{down} informants lay face down when mission {number + 1} was laid, "
+                f"but the camera counts {hidden} hidden", number))
+            return None
         said = self._missing.get(number, [])
-        wanted = game.opponent.informants - len(game.opponent.revealed) - len(said)
+        wanted = hidden - len(said)
         faces = [(c, n) for c, n in zip(row, names, strict=True) if n is not None and n != BACK]
         if len(faces) < wanted:
             self._ask_cards(game, row, names, questions, "turn in the row")
@@ -560,7 +570,9 @@ class Interpreter:
                 questions.append(self._missed(game, [n for _, n in faces] + said, number))
             return None
         if len(faces) > wanted and number not in self._no_redraw:
-            questions.append(self._more_faces(game, len(faces), wanted, number))
+            questions.append(self._more_faces(
+                game, f"{len(faces)} informants lie turned for mission {number + 1}, but the "
+                f"camera saw {wanted} dealt", number))
             return None
         last = faces[wanted - 1][0].order if wanted else -1
         doubt = [(c, n) for c, n in zip(row, names, strict=True) if n is None and c.order < last]
@@ -570,6 +582,19 @@ class Interpreter:
             return None
         return [*(((c.x, c.y), n, c.track) for c, n in faces[:wanted]),
                 *(((float("inf"), float("inf")), n, None) for n in said)]
+
+    def _face_down(self, laying: list[Seen]) -> int:
+        """How many places of the row held a card face down, read surely so, when the
+        mission's first card was laid: the informants hidden then, as the table shows them (the
+        watcher may lose a card under a hand and find it anew: one place)."""
+        first = min(laying, key=lambda c: c.order)
+        places: list[Seen] = []
+        for c in sorted(self.cards.values(), key=lambda c: c.order):
+            if c.zone == ROW and c.status == "waiting" and sure_name(c.reading) == BACK and \
+                    c.order < first.order and (c.present or c.gone_t >= first.t) and \
+                    not any(_same_place(c, p) for p in places):
+                places.append(c)
+        return len(places)
 
     def _row_cleared(self, laying: list[Seen]) -> float | None:
         """When the next informants were dealt: a card face down came into the row once every
@@ -607,17 +632,17 @@ class Interpreter:
             "other card was turned?",
             tuple(Choice(n, n) for n in legal), None, 0, number, 0, None)
 
-    def _more_faces(self, game: Game, faces: int, wanted: int, number: int) -> Question:
-        """More informants turned than the companion counts dealt: a redraw the camera missed
-        (each card redrawn deals one), or a card in the row that is no informant. Never
-        dropped unasked: the informants and the decks' counts would be wrong."""
+    def _more_faces(self, game: Game, shown: str, number: int) -> Question:
+        """More informants face down or turned than the companion counts dealt (`shown` says
+        how many of each): a redraw the camera missed (each card redrawn deals one), or a card
+        in the row that is no informant. Never dropped unasked: the informants and the decks'
+        counts would be wrong."""
         since = [e for e in game.log[_after_last_mission(game):] if isinstance(e, CardsRedrawn)]
         counted = ", ".join(str(c) for e in since for c in e.cards) or "none"
         return Question(
             f"redrew:{number}",
-            f"{faces} informants lie turned for mission {number + 1}, but the camera saw "
-            f"{wanted} dealt (redraws it counted since the last mission: {counted}). Which "
-            "card did the player discard that the camera did not see?",
+            f"{shown} (redraws it counted since the last mission: {counted}). Which card did "
+            "the player discard that the camera did not see?",
             (*(Choice(n, n) for n in FACES if from_hand(game, n)),
              Choice(NO_REDRAW, "None: a card in the row is no informant")),
             None, HAND, number, 0, None)

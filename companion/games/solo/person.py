@@ -1,14 +1,15 @@
 """A person at a solo table who answers every question from the true record of the game.
 
 What the player would say: how many cards he drew before a move (he drew them), which card
-stays on a spot, an informant or a card of a mission the camera missed, a redraw it missed (a
-face too many in the row), and which card the camera saw: of the move the question is about
-(the first of the record the table has not counted yet, of the kind the question names), one
-of the cards it laid from the hand or of the informants it turned, first those lying where the
-question says, the reader's ranking picking among them, never one he named already for this
-move. A card in the row the reader ranks face down first is a card face down. It works from
-what a phone gets (the conflict and the state of /api/view, whose "events" says how far the
-table's record goes) and the true game, as Attacke's person does.
+stays on a spot, an informant or a card of a mission the camera missed, a redraw it missed
+(more informants in the row than it counted), and which card the camera saw: of the move the
+question is about (the first of the record the table has not counted yet, of the kind the
+question names), one of the cards it laid from the hand or of the informants it turned, first
+those lying where the question says, the reader's ranking picking among them, never one he
+named already for this move. A card in the row the reader ranks face down first is a card face
+down. It works from what a phone gets (the conflict and the state of /api/view, whose "events"
+says how far the table's record goes; a redraw he named late is a move of its own there) and
+the true game, as Attacke's person does.
 """
 
 from __future__ import annotations
@@ -28,13 +29,17 @@ class Person:
         # (move, laid or turned) -> the cards named for it (a card laid and an informant may
         # have the same face: they come from two decks)
         self._named: dict[tuple[int, bool], Counter[str]] = {}
+        # moves the table's record holds that the true one lacks: each redraw named late goes
+        # in as a move of its own, so the table's count of events and moves runs ahead by one
+        self._ahead = 0
 
     def answer(self, conflict: dict[str, Any], state: dict[str, Any]) -> str:
         """The choice id a person who saw the table picks for `conflict`."""
         kind, _, rest = str(conflict["key"]).partition(":")
         ids = [c["id"] for c in conflict["choices"]]
+        events = int(state.get("events", 0)) - self._ahead
         if kind == "draws":
-            return self._draws(int(rest), ids)
+            return self._draws(int(rest) - self._ahead, ids)
         if kind == "laid":
             missions = self.true.missions
             laid = missions[int(rest)].laid if int(rest) < len(missions) else None
@@ -54,9 +59,11 @@ class Person:
             listed = re.search(r"since the last mission: (.*)\)\. Which", str(conflict["message"]))
             told: Counter[str] = Counter(listed.group(1).split(", ")) if listed else Counter()
             missed = self._redrawn_before(int(rest)) - told
-            return next((i for i in ids if missed[i] > 0), "none")
+            named = next((i for i in ids if missed[i] > 0), "none")
+            self._ahead += named != "none"
+            return named
         if kind == "jack":  # the lone jack's move: played (the informant it turned) or not
-            jack = next((e for i, e in self.moves if i >= int(state.get("events", 0))
+            jack = next((e for i, e in self.moves if i >= events
                          and isinstance(e, CardsRedrawn | JackPlayed)), None)
             revealed = str(jack.revealed) if isinstance(jack, JackPlayed) else "none"
             return revealed if revealed in ids else "none"
@@ -65,7 +72,7 @@ class Person:
         message = str(conflict["message"])
         turned = "in the row" in message or "with the jack" in message
         place = re.search(r"\(card (\d+) ", message)  # where the card lies: he looks there
-        move = self._move(int(state.get("events", 0)), message)
+        move = self._move(events, message)
         if move is None:
             return "none" if "none" in ids else ids[-1]
         return self._card(move, ids, turned, int(place.group(1)) - 1 if place else None)
