@@ -381,6 +381,26 @@ def test_informants_turned_after_the_row_was_cleared_are_the_next_mission_s():
     assert t.events[0] == MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))
 
 
+def test_the_next_deal_read_unsure_after_the_row_was_cleared_is_no_informant_of_the_mission():
+    # the bench's zero-shot seed 5: the reader, never taught the deck's back, reads the next
+    # informants dealt face down unsure (a queen of diamonds, half sure); dealt once the row was
+    # cleared, they are the next mission's, and the informant the camera missed is asked about
+    t = Table()
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    t.take(*backs)
+    faces = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("5D", "3D"))]  # 4D unseen
+    t.take(*faces)
+    for i in range(3):
+        t.lay(ROW, read(("QD", 0.5), ("QH", 0.1)), dt=0.2, x=i)
+    t.wait()
+    assert not [k for k in t.questions if k.startswith("card:")]
+    t.answer("missing:0", "4D")
+    t.said_all_laid()
+    t.drew(0)
+    assert t.events[0] == MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))
+
+
 def test_a_glimpse_across_two_cards_is_no_card():
     t = Table()
     dealt(t)

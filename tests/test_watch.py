@@ -219,6 +219,61 @@ def test_an_unsure_look_at_a_known_card_keeps_it(reader):
     assert np.isfinite(scripted.calls)
 
 
+def test_a_card_swapped_under_a_hand_for_one_read_unsure_is_taken_away(reader):
+    """The solo bench's zero-shot seed 5: the row's informants were cleared and the next dealt
+    face down under the same hand, one where a face lay; the reader, never taught that deck's
+    back, reads it unsure, giving the face it replaced nothing. Its place no longer looks like
+    the face, so the face is gone and the card there is told, unsure."""
+    cond = Conditions(table="wood_light")
+    at = (640.0, 360.0)
+    first, _ = render_frame([Placement(N(27), at, 0.0, 100.0)], cond, seed=3)
+    other = Placement(CardId("scoring", 0, "red"), at, 0.0, 100.0)
+    then, _ = render_frame([other], cond, seed=3)
+    state = {"after": 10**9}
+
+    def later_unsure(call: int, look: Look) -> Look:
+        if call > state["after"]:
+            r = look.reading
+            return look._replace(reading=Reading("unknown", None, None, 0.5, r.candidates))
+        return look
+
+    scripted = _ScriptedReader(reader, later_unsure)
+    w = TableWatcher(None, scripted, fps=10.0)
+    assert [e[1:3] for e in _run(w, [first] * 6)] == [("appeared", "number-27")]
+    state["after"] = scripted.calls
+    hand = HandPose(entry=(1400.0, 900.0), tip=(700.0, 400.0), palm_px=140.0)
+    moved = render_frame([other], cond, seed=3, hand_poses=[hand])[0]
+    events = _run(w, [moved, moved] + [then] * 40)
+    assert [e[1:3] for e in events] == [("removed", "number-27"), ("appeared", "unknown")]
+
+
+def test_a_card_read_unsure_under_one_laid_half_over_it_stays(reader):
+    """Attacke's fans: a card laid half over a known one changes the look of its place too, and
+    a read of its box may give it nothing; it lies there still, under the new card."""
+    cond = Conditions(table="wood_light")
+    below = Placement(N(27), (600.0, 360.0), 0.0, 100.0)
+    first, _ = render_frame([below], cond, seed=3)
+    fan = [below, Placement(CardId("scoring", 0, "red"), (655.0, 360.0), 0.0, 100.0)]
+    then, _ = render_frame(fan, cond, seed=3)
+    state = {"after": 10**9}
+
+    def later_unsure(call: int, look: Look) -> Look:
+        if call > state["after"]:
+            other = tuple((c, p) for c, p in look.reading.candidates if c != N(27))
+            return look._replace(reading=Reading("unknown", None, None, 0.5, other))
+        return look
+
+    scripted = _ScriptedReader(reader, later_unsure)
+    w = TableWatcher(None, scripted, fps=10.0)
+    assert [e[1:3] for e in _run(w, [first] * 6)] == [("appeared", "number-27")]
+    state["after"] = scripted.calls
+    hand = HandPose(entry=(1400.0, 900.0), tip=(700.0, 400.0), palm_px=140.0)
+    moved = render_frame(fan, cond, seed=3, hand_poses=[hand])[0]
+    events = _run(w, [moved, moved] + [then] * 40)
+    assert ("removed", "number-27") not in [e[1:3] for e in events]
+    assert "number-27" in [o.reading.card.label for o in w.cards() if o.reading.card]
+
+
 class _BlindDetector:
     """The real detector, but blind while `blind` is set (a card it does not box)."""
 

@@ -24,7 +24,10 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   misses in a still frame but whose place still looks as it did stays (once a hand passed over
   it, its place must also read as some card: a glare makes a bare place look alike), and so
   does one whose place now shows another card the detector does not box (cards fanned or heaped
-  over it, face down): a card is taken away when its place shows no card.
+  over it, face down): a card is taken away when its place shows no card. A card read surely
+  stays that card when read unsure later (a shadow, a card laid across half of it), unless a
+  hand passed over it and its place now looks unlike it, read as next to nothing of it: another
+  card was laid where it was taken away, under the same hand (a "removed", then the new card).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ SAME_LOOK = 0.75    # a track's place still looks like it (normalised correlatio
 SAME_CHROMA = 0.04  # ... and its mean colour (chromaticity) is within this of the card's
 LAID_OVER = 0.2     # a sure read of another card this many card widths off a track's place
 UNDER = 0.3         # a card this much under cards laid later lies there still, unseen
+GONE_BY = 0.01      # an unsure read giving a card known to lie there less is no read of it
 CHANGED = 0.3       # a fan's window over a place this much changed since the table lay still
 
 
@@ -267,7 +271,7 @@ class TableWatcher:
         for (det, track), look in zip(batch, looks, strict=True):
             if track is not None and look.no_card < NOT_A_CARD:
                 if not self._laid_over(track, det, look):
-                    self._update(track, det, look)
+                    self._update(track, det, look, frame)
                     continue
                 seen.discard(id(track))  # the card beneath: no box of its own now
                 track = None
@@ -439,12 +443,14 @@ class TableWatcher:
         return math.hypot(t.center[0] - det.box.cx, t.center[1] - det.box.cy) \
             >= LAID_OVER * det.box.w
 
-    def _update(self, t: _Track, det: Detection, look: Look) -> None:
+    def _update(self, t: _Track, det: Detection, look: Look, frame: np.ndarray) -> None:
         """A still track read again."""
         known = t.committed.reading if t.committed is not None else None
-        if known is not None and known.sure and not look.reading.sure:
+        if known is not None and known.sure and not look.reading.sure and t.reading.sure and \
+                not self._replaced(t, det, look, frame):
             # an unsure look at a card known to lie here (a shadow, a zero laid across half of
-            # it) is that card; only a sure read of another card says it was swapped
+            # it) is that card; only a sure read of another card says it was swapped, or an
+            # unsure one where the place no longer looks like it (read unsure from then on)
             look = Look(known, t.look.turns, look.no_card)
         t.det, t.disturbed = det, False  # read again after a hand: it may be another card now
         if not t.reading.sure:
@@ -457,6 +463,21 @@ class TableWatcher:
                 t.look = look
         else:
             t.look, t.count, t.confirmed = look, 1, False
+
+    def _replaced(self, t: _Track, det: Detection, look: Look, frame: np.ndarray) -> bool:
+        """A hand passed over a card known to lie here, no card lies over it (UNDER), its place
+        looks unlike it now (its thumbnail at its commit) and the reader gives it next to
+        nothing (GONE_BY): another card lies there, read unsure. One laid where a card was
+        taken away, under the same hand: a solo row's next informants, face down in a design
+        the reader was never taught. (A card laid half over it changes its place's look too:
+        a fan, not a swap.)"""
+        if not t.disturbed or t.thumb is None or t.committed is None:
+            return False
+        was = t.committed.reading.label
+        if dict(look.reading.named).get(was or "", 0.0) >= GONE_BY or \
+                _similar(_thumb(frame, det.quad), t.thumb):
+            return False
+        return covered(t.det.quad, [o.det.quad for o in self._tracks if o is not t]) < UNDER
 
     def _decide(self, t: _Track, frame: np.ndarray) -> list[Change]:
         if t.across or not self._uncommitted(t) or t.count < self._need_for(t):

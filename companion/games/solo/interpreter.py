@@ -597,10 +597,11 @@ class Interpreter:
         return len(places)
 
     def _row_cleared(self, laying: list[Seen]) -> float | None:
-        """When the next informants were dealt: a card face down came into the row once every
-        card of the mission's row (those lying at its laying, those turned since) had been
-        taken away. A card turned takes the place of the back it was; a new deal comes face
-        down. None before."""
+        """When the next informants were dealt: a card face down, or one not read surely (the
+        back of a deck the reader was never taught), came into the row once every card of the
+        mission's row (those lying at its laying, those turned since) had been taken away. A
+        card turned takes the place of the back it was; a new deal comes face down. None
+        before."""
         first = min(laying, key=lambda c: c.order)
         row = sorted((c for c in self.cards.values() if c.zone == ROW and c.status != "ignored"
                       and (c.order > first.order or c.present or c.gone_t > first.t)),
@@ -609,7 +610,7 @@ class Interpreter:
         for c in row:
             if c.order < first.order:
                 continue
-            if mission and _top(c.reading) == BACK and all(
+            if mission and BACK in (_top(c.reading), sure_name(c.reading) or BACK) and all(
                     not k.present and k.gone_t <= c.t for k in mission):
                 return c.t
             mission.append(c)
