@@ -401,6 +401,26 @@ def test_the_next_deal_read_unsure_after_the_row_was_cleared_is_no_informant_of_
     assert t.events[0] == MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))
 
 
+def test_a_mission_card_found_anew_and_misread_where_it_lies_is_that_card():
+    # the bench's solo seed 14: the watcher lost the king of clubs of a mission under a hand
+    # and found it anew where it lay, read surely as the king of spades, while the mission
+    # waited on a question; no new mission was laid there (no card lies over another)
+    t = Table()
+    backs = dealt(t)
+    cards = [t.lay("1b", sure(n), x=100.0 * i, w=60.0) for i, n in enumerate(("2S", "3S"))]
+    t.take(*backs)
+    for i, name in enumerate(("5D", "6D", "7D")):
+        t.lay(ROW, sure(name), x=100.0 * i, w=60.0)
+    assert "short:0" in t.questions  # the mission waits
+    t.take(cards[0])
+    t.lay("1b", sure("KS"), x=3.0, w=60.0)
+    t.said_all_laid()
+    t.drew(0)
+    assert t.events == [MissionPlayed(Spot.LOW_MIDDLE, (C("2S"), C("3S")),
+                                      (C("5D"), C("6D"), C("7D")))]
+    assert t.it.laid_out(t.game) == () and not t.questions
+
+
 def test_a_glimpse_across_two_cards_is_no_card():
     t = Table()
     dealt(t)

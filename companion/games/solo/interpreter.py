@@ -28,10 +28,11 @@ The hand is never seen. What becomes an event:
   for good says it ran out: the draws that emptied it.
 
 The cards of the solo table lie side by side, none over another: a card read unsure across two
-cards is no card, and one seen anew where a counted card lies is that card. A move's cards are
-listed as they lie, left to right; the informants line by line along the row. An informant the
-camera missed before the row was cleared is named by a person; so is a redraw it missed, once
-the row shows more informants (face down when a mission is laid, or turned) than it counts.
+cards is no card, and one seen anew where a counted card lies is that card (on a spot, whatever
+it is read as, while its mission's cards lie there). A move's cards are listed as they lie,
+left to right; the informants line by line along the row. An informant the camera missed
+before the row was cleared is named by a person; so is a redraw it missed, once the row shows
+more informants (face down when a mission is laid, or turned) than it counts.
 
 Nothing is scored on a guess. A card read unsure, read as one the rules refuse (a Rebels' card
 seen before, an informant that cannot be one), or part of a move the rules refused as a whole is
@@ -321,7 +322,8 @@ class Interpreter:
         table, seen before its last card (a glimpse of a card that was not there, or one
         taken back), or its own cards seen anew where they lie while the move's cards lay there
         still (the watcher lost one a while and found it again), read unsure or as that
-        card."""
+        card; on a spot, read as any card where that card's own track was lost (no card lies
+        over another: a king of clubs found anew and read surely as the king of spades)."""
         mine = [self.cards[k] for k in tracks if k in self.cards]
         last = max((c.order for c in mine), default=None)
         if last is None:
@@ -332,7 +334,8 @@ class Interpreter:
             lying = any(m.zone == card.zone and (m.present or m.gone_t > card.t) for m in mine)
             again = next((m for m in mine if lying and m.zone == card.zone and
                           _same_place(m, card) and
-                          sure_name(card.reading) in (None, m.named or _top(m.reading))), None)
+                          (sure_name(card.reading) in (None, m.named or _top(m.reading)) or
+                           (not m.present and str(m.zone) in SPOTS))), None)
             if again is not None:  # that card: counted with it
                 card.status, card.at, card.named = "counted", again.at, again.named
             elif not card.present and card.order < last:
