@@ -133,6 +133,28 @@ def dealt(t: Table, n: int = 3) -> list[int]:
     return [t.lay(ROW, sure("back"), dt=0.1, x=i) for i in range(n)]
 
 
+# the 5S laid on spot 1a, its informants the 5D, the 3D and the 4D: a mission short of its spot
+FIVE_OF_SPADES = MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))
+
+
+def missed_the_4d(t: Table) -> None:
+    """The 5S laid on 1a and its informants turned and cleared; the camera saw the 5D and the
+    3D, not the 4D."""
+    backs = dealt(t)
+    t.lay("1a", sure("5S"))
+    t.take(*backs)
+    faces = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("5D", "3D"))]
+    t.take(*faces)
+
+
+def said_4d_was_turned(t: Table) -> None:
+    """A person names the 4D the camera missed and says the 5S was all the mission laid (it
+    falls short of its spot); nothing was drawn before it."""
+    t.answer("missing:0", "4D")
+    t.said_all_laid()
+    t.drew(0)
+
+
 # --- one thing at a time --------------------------------------------------------------------------
 
 
@@ -335,25 +357,19 @@ def test_an_informant_turned_over_where_it_lies_keeps_its_track_and_counts():
         t.settle()
     t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
     t.drew(0)
-    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
+    assert t.events == [FIVE_OF_SPADES]
 
 
 def test_an_informant_the_camera_missed_is_asked_once_the_row_is_cleared():
     t = Table()
-    backs = dealt(t)
-    t.lay("1a", sure("5S"))
-    t.take(*backs)
-    faces = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("5D", "3D"))]  # 4D unseen
-    t.take(*faces)
+    missed_the_4d(t)
     assert t.events == [] and not t.questions
     t.wait()
     q = t.questions["missing:0"]
     ids = [c.id for c in q.choices]
     assert "4D" in ids and "5D" not in ids and "3D" not in ids and "QD" not in ids
-    t.answer("missing:0", "4D")
-    t.said_all_laid()  # a mission short of its spot: the camera saw all its cards
-    t.drew(0)
-    assert t.events == [MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))]
+    said_4d_was_turned(t)
+    assert t.events == [FIVE_OF_SPADES]
 
 
 def test_informants_turned_after_the_row_was_cleared_are_the_next_mission_s():
@@ -375,10 +391,8 @@ def test_informants_turned_after_the_row_was_cleared_are_the_next_mission_s():
     t.wait()
     q = t.questions["missing:0"]
     assert "4D" in [c.id for c in q.choices] and "8D" in [c.id for c in q.choices]
-    t.answer("missing:0", "4D")
-    t.said_all_laid()
-    t.drew(0)
-    assert t.events[0] == MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))
+    said_4d_was_turned(t)
+    assert t.events[0] == FIVE_OF_SPADES
 
 
 def test_the_next_deal_read_unsure_after_the_row_was_cleared_is_no_informant_of_the_mission():
@@ -386,19 +400,13 @@ def test_the_next_deal_read_unsure_after_the_row_was_cleared_is_no_informant_of_
     # informants dealt face down unsure (a queen of diamonds, half sure); dealt once the row was
     # cleared, they are the next mission's, and the informant the camera missed is asked about
     t = Table()
-    backs = dealt(t)
-    t.lay("1a", sure("5S"))
-    t.take(*backs)
-    faces = [t.lay(ROW, sure(name), x=i) for i, name in enumerate(("5D", "3D"))]  # 4D unseen
-    t.take(*faces)
+    missed_the_4d(t)
     for i in range(3):
         t.lay(ROW, read(("QD", 0.5), ("QH", 0.1)), dt=0.2, x=i)
     t.wait()
     assert not [k for k in t.questions if k.startswith("card:")]
-    t.answer("missing:0", "4D")
-    t.said_all_laid()
-    t.drew(0)
-    assert t.events[0] == MissionPlayed(Spot.LOW_LEFT, (C("5S"),), (C("5D"), C("3D"), C("4D")))
+    said_4d_was_turned(t)
+    assert t.events[0] == FIVE_OF_SPADES
 
 
 def test_a_mission_card_found_anew_and_misread_where_it_lies_is_that_card():

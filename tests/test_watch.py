@@ -171,6 +171,27 @@ def _unsure_first(call: int, look: Look) -> Look:
         if call == 1 else look
 
 
+class _UnsureFromNow(_ScriptedReader):
+    """The real reader until `now()`; from then on every read is unsure (`confidence`), its
+    candidates the reader's, less `without` (a card the reader then gives nothing)."""
+
+    def __init__(self, reader: Reader, confidence: float, without: CardId | None = None) -> None:
+        super().__init__(reader, self._later_unsure)
+        self.confidence, self.without, self.after = confidence, without, 10**9
+
+    def now(self) -> None:
+        self.after = self.calls
+
+    def _later_unsure(self, call: int, look: Look) -> Look:
+        if call <= self.after:
+            return look
+        cands = tuple((c, p) for c, p in look.reading.candidates if c != self.without)
+        return look._replace(reading=Reading("unknown", None, None, self.confidence, cands))
+
+
+HAND_OVER = HandPose(entry=(1400.0, 900.0), tip=(700.0, 400.0), palm_px=140.0)  # a hand across
+
+
 def test_an_unsure_first_read_is_read_again(reader):
     cond = Conditions(table="wood_light")
     frame, _ = render_frame([Placement(N(32), (600.0, 500.0), 0.0, 80.0)], cond, seed=5)
@@ -199,21 +220,12 @@ def test_an_unsure_look_at_a_known_card_keeps_it(reader):
     cond = Conditions(table="cloth_grey")
     frame, _ = render_frame([Placement(CardId("scoring", 9), (640.0, 360.0), 0.0, 100.0)],
                             cond, seed=7)
-    state = {"after": 10**9}
-
-    def later_unsure(call: int, look: Look) -> Look:
-        if call > state["after"]:
-            r = look.reading
-            return look._replace(reading=Reading("unknown", None, None, 0.4, r.candidates))
-        return look
-
-    scripted = _ScriptedReader(reader, later_unsure)
+    scripted = _UnsureFromNow(reader, 0.4)
     w = TableWatcher(None, scripted, fps=10.0)
     assert [e[2] for e in _run(w, [frame] * 6)] == ["scoring-9"]
-    state["after"] = scripted.calls  # from now on every read is unsure (a zero laid over it)
-    hand = HandPose(entry=(1400.0, 900.0), tip=(700.0, 400.0), palm_px=140.0)
+    scripted.now()  # from now on every read is unsure (a zero laid over it)
     moved = render_frame([Placement(CardId("scoring", 9), (640.0, 360.0), 0.0, 100.0)], cond,
-                         seed=7, hand_poses=[hand])[0]
+                         seed=7, hand_poses=[HAND_OVER])[0]
     assert _run(w, [moved, moved] + [frame] * 8) == []
     assert [o.reading.card.label for o in w.cards()] == ["scoring-9"]
     assert np.isfinite(scripted.calls)
@@ -229,20 +241,11 @@ def test_a_card_swapped_under_a_hand_for_one_read_unsure_is_taken_away(reader):
     first, _ = render_frame([Placement(N(27), at, 0.0, 100.0)], cond, seed=3)
     other = Placement(CardId("scoring", 0, "red"), at, 0.0, 100.0)
     then, _ = render_frame([other], cond, seed=3)
-    state = {"after": 10**9}
-
-    def later_unsure(call: int, look: Look) -> Look:
-        if call > state["after"]:
-            r = look.reading
-            return look._replace(reading=Reading("unknown", None, None, 0.5, r.candidates))
-        return look
-
-    scripted = _ScriptedReader(reader, later_unsure)
+    scripted = _UnsureFromNow(reader, 0.5)
     w = TableWatcher(None, scripted, fps=10.0)
     assert [e[1:3] for e in _run(w, [first] * 6)] == [("appeared", "number-27")]
-    state["after"] = scripted.calls
-    hand = HandPose(entry=(1400.0, 900.0), tip=(700.0, 400.0), palm_px=140.0)
-    moved = render_frame([other], cond, seed=3, hand_poses=[hand])[0]
+    scripted.now()
+    moved = render_frame([other], cond, seed=3, hand_poses=[HAND_OVER])[0]
     events = _run(w, [moved, moved] + [then] * 40)
     assert [e[1:3] for e in events] == [("removed", "number-27"), ("appeared", "unknown")]
 
@@ -255,20 +258,11 @@ def test_a_card_read_unsure_under_one_laid_half_over_it_stays(reader):
     first, _ = render_frame([below], cond, seed=3)
     fan = [below, Placement(CardId("scoring", 0, "red"), (655.0, 360.0), 0.0, 100.0)]
     then, _ = render_frame(fan, cond, seed=3)
-    state = {"after": 10**9}
-
-    def later_unsure(call: int, look: Look) -> Look:
-        if call > state["after"]:
-            other = tuple((c, p) for c, p in look.reading.candidates if c != N(27))
-            return look._replace(reading=Reading("unknown", None, None, 0.5, other))
-        return look
-
-    scripted = _ScriptedReader(reader, later_unsure)
+    scripted = _UnsureFromNow(reader, 0.5, without=N(27))
     w = TableWatcher(None, scripted, fps=10.0)
     assert [e[1:3] for e in _run(w, [first] * 6)] == [("appeared", "number-27")]
-    state["after"] = scripted.calls
-    hand = HandPose(entry=(1400.0, 900.0), tip=(700.0, 400.0), palm_px=140.0)
-    moved = render_frame(fan, cond, seed=3, hand_poses=[hand])[0]
+    scripted.now()
+    moved = render_frame(fan, cond, seed=3, hand_poses=[HAND_OVER])[0]
     events = _run(w, [moved, moved] + [then] * 40)
     assert ("removed", "number-27") not in [e[1:3] for e in events]
     assert "number-27" in [o.reading.card.label for o in w.cards() if o.reading.card]
