@@ -1,7 +1,7 @@
 """Whole games through the real pipeline: tricks scored right and wrong, questions asked.
 
-Run: .venv/bin/python -m bench.bench_games [--seeds 1-20] [--weak | --both] [--design unseen]
-(results in docs/PERFORMANCE.md).
+Run: .venv/bin/python -m bench.bench_games [--seeds 1-20] [--weak | --both] [--design unseen
+[--zero-shot] [--deck-seed N] [--table NAME]] (results in docs/PERFORMANCE.md).
 
 Each seed is a demo game (`demo --seed S`: 3, 4 or 5 players, both variants mixed), its footage
 rendered as the demo renders it (cached), played frame by frame through the table watcher and
@@ -11,7 +11,9 @@ abstains on 10 % of reads, on another 10 % its top choice is wrong and unsure, a
 names, sure, a card it read before (a card already played). Every question is checked to
 offer the true card.
 `--design unseen` prints the deck in a design of the test split (fonts, layouts never trained
-on) on a table never trained on, taught from rendered photos first.
+on) on a table never trained on, taught from rendered photos first (`--zero-shot`: read as it
+comes, nothing taught). `--deck-seed` draws another such design (99 unless said) and `--table`
+lays it on another table (dark wood unless said).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,15 +53,17 @@ def play(frames: Path, events: list, reader: Any, fps: float = 10.0) -> dict:
     return {**result.to_json(), "not_scored": result.missing}
 
 
-def main(seeds: list[int], readers: list[str], design: str) -> dict:
+def main(seeds: list[int], readers: list[str], design: str, unseen: Unseen | None = None) -> dict:
     """Each seed's game rendered once and played with each of `readers` ("plain", "weak")."""
     from vision.read import Reader
 
     cv2.setNumThreads(1)
     edition, reader = None, Reader.zero_shot()
-    table = "wood_light"
+    unseen = unseen or Unseen()
     if design == "unseen":
-        edition, reader, table = _unseen_deck()
+        edition = _unseen_design(unseen.deck_seed)
+        if not unseen.zero_shot:
+            reader = _taught(edition, unseen.folder)
     results: dict[str, dict] = {name: {} for name in readers}
     for seed in seeds:
         players, variant = demo_game(seed)
@@ -67,7 +72,7 @@ def main(seeds: list[int], readers: list[str], design: str) -> dict:
         if edition is None:
             frames = render_game(events, seed=seed)
         else:
-            frames = _render_unseen(events, seed, edition, table)
+            frames = _render_unseen(events, seed, edition, unseen)
         rendered = time.perf_counter() - began
         for name in readers:
             use = WeakenedReader(reader, seed) if name == "weak" else reader
@@ -90,29 +95,48 @@ def _summary(games: dict) -> dict:
     return summary
 
 
-def _unseen_deck() -> tuple[Any, Any, str]:
-    """A deck in a design never trained on, taught from rendered photos of it."""
+@dataclass(frozen=True)
+class Unseen:
+    """Which unseen design, on which table, read how (`--design unseen`)."""
+
+    deck_seed: int = 99
+    table: str = "wood_dark"
+    zero_shot: bool = False
+
+    @property
+    def folder(self) -> Path:
+        """Where its photos, deck and footage are kept (the first design's as it always was)."""
+        default = (self.deck_seed, self.table) == (Unseen.deck_seed, Unseen.table)
+        return Path("var/bench-games") / ("" if default else f"d{self.deck_seed}-{self.table}")
+
+
+def _unseen_design(deck_seed: int) -> Any:
+    """A deck design of the test split: fonts and layouts never trained on."""
+    from vision.sim.designs import random_design
+
+    return random_design(np.random.default_rng(deck_seed), "test")
+
+
+def _taught(design: Any, folder: Path) -> Any:
+    """The reader of a deck taught from rendered photos of `design`."""
     from vision.deck import TIGHTROPE
     from vision.evaluate import teach_photos
     from vision.read import Reader
-    from vision.sim.designs import random_design
     from vision.teach import teach, up_to_date
 
-    design = random_design(np.random.default_rng(99), "test")
-    folder = Path("var/bench-games/unseen")
-    deck = folder / "deck.npz"
+    deck = folder / "unseen" / "deck.npz"
     if not up_to_date(deck, TIGHTROPE):
-        teach(teach_photos(folder / "teach", design), deck)
-    return design, Reader.from_deck(deck), "wood_dark"
+        teach(teach_photos(deck.parent / "teach", design), deck)
+    return Reader.from_deck(deck)
 
 
-def _render_unseen(events: list, seed: int, design: Any, table: str) -> Path:
+def _render_unseen(events: list, seed: int, design: Any, unseen: Unseen) -> Path:
     from companion.footage import table_actions
     from vision.sim.footage import render_footage
     from vision.sim.scene import Conditions
 
-    cond = Conditions(table=table, light_gradient=0.35, noise=2.0, glare=1, shadow=True)
-    out = Path("var/bench-games") / f"unseen-{seed}"
+    cond = Conditions(table=unseen.table, light_gradient=0.35, noise=2.0, glare=1, shadow=True)
+    out = unseen.folder / f"unseen-{seed}"
     return render_footage(table_actions(events), events[0].n, out, seed=seed, cond=cond,
                           hold_s=0.8, hand_s=0.8, style=design)
 
@@ -129,10 +153,15 @@ if __name__ == "__main__":
     ap.add_argument("--both", action="store_true",
                     help="each game played twice, with the reader and the weakened one")
     ap.add_argument("--design", choices=("own", "unseen"), default="own")
+    ap.add_argument("--zero-shot", action="store_true",
+                    help="with --design unseen: read the deck untaught")
+    ap.add_argument("--deck-seed", type=int, default=Unseen.deck_seed,
+                    help="with --design unseen: which design of the test split")
+    ap.add_argument("--table", default=Unseen.table, help="with --design unseen: the table")
     ap.add_argument("--out", default="var/bench-games.json")
     a = ap.parse_args()
     names = ["plain", "weak"] if a.both else ["weak"] if a.weak else ["plain"]
-    res = main(_seeds(a.seeds), names, a.design)
+    res = main(_seeds(a.seeds), names, a.design, Unseen(a.deck_seed, a.table, a.zero_shot))
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(res, indent=1))
     print(json.dumps({name: r["summary"] for name, r in res.items()}, indent=1))
