@@ -2,13 +2,17 @@
 
 The footage (frames recorded by `capture`, or any folder of frames or video) goes through the
 real watcher and referee, as it did at the table, with a person who answers every question from
-the (corrected) record (companion.games.tightrope.person). So a real game night becomes
-labelled test data with no hand labelling: how many tricks were scored right, how many wrong,
-how many questions the table had to answer, and how the reader read each card the game counted.
+the (corrected) record (companion.games.tightrope.person); on rendered footage the person also
+looks at each question's card where the footage's truth says it lies (`TrueTable`). So a real
+game night becomes labelled test data with no hand labelling: how many tricks were scored right,
+how many wrong, how many questions the table had to answer, and how the reader read each card
+the game counted.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import tempfile
 import time
 from collections.abc import Callable
@@ -22,6 +26,7 @@ from .commands import CommandError, Flush, NewGame, Resolve, Seen
 from .games.tightrope.interpreter import (
     Interpreter,
     card_id,
+    choice_id,
     number_of,
     scoring_of,
     sure_card,
@@ -61,17 +66,24 @@ def all_tricks(game: Game) -> list[Trick]:
     return done if game.game_over else done + list(game.tricks_this_round)
 
 
-def answer_all(referee: Referee, true: Game, limit: int = 50) -> tuple[int, int]:
+def answer_all(referee: Referee, true: Game, limit: int = 50,
+               sees: Callable[[str], str | None] = lambda key: None) -> tuple[int, int]:
     """Let the person answer every open question: (questions answered, of them those that
-    listed the true card among their choices)."""
+    listed the true card among their choices). `sees(key)`: the choice id of the card the
+    question's photo shows ("" for none: a glare boxed as a card), None where unknown; a person
+    who looks says "none" where offered when the photo shows no card, or another card than the
+    one the record says the question is after (a card counted before, found anew)."""
     answered = offered = 0
     for _ in range(limit):
         view = referee.view()
         conflict = view["conflict"]
         if conflict is None or view["state"] is None:
             break
-        choice = answer(conflict, view["state"], true)
         ids = [c["id"] for c in conflict["choices"]]
+        choice = answer(conflict, view["state"], true)
+        there = sees(conflict["key"])
+        if there is not None and there != choice and "none" in ids:
+            choice = "none"
         offered += choice in ids
         try:
             referee.handle(Resolve(conflict["id"], choice))
@@ -79,6 +91,43 @@ def answer_all(referee: Referee, true: Game, limit: int = 50) -> tuple[int, int]
             referee.handle(Resolve(conflict["id"], "none" if "none" in ids else ids[0]))
         answered += 1
     return answered, offered
+
+
+def _choice_of(label: str) -> str:
+    """The choice id of a card by its label ("scoring-0-blue" -> "scoring:blue0")."""
+    card = CardId.from_label(label)
+    scoring = scoring_of(card)
+    return choice_id(scoring if scoring is not None else card.value)
+
+
+class TrueTable:
+    """Where rendered footage's cards truly lie, action by action (its truth.jsonl): what a
+    person sees on a question's photo."""
+
+    def __init__(self, steps: list[tuple[int, list[tuple[str, float, float, float]]]]) -> None:
+        self.steps = steps  # (frame, [(label, x, y, card width)]) after each action, in order
+
+    @classmethod
+    def of(cls, folder: Path) -> TrueTable | None:
+        """The footage's truth, None where it has none (a real game night's frames)."""
+        path = folder / "truth.jsonl"
+        if not path.is_file():
+            return None
+        steps = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            steps.append((int(row["frame"]), [
+                (c["label"], *c["center"], math.dist(c["corners"][0], c["corners"][1]))
+                for c in row["table"]]))
+        return cls(steps)
+
+    def card_at(self, frame: int, where: tuple[float, float]) -> str | None:
+        """The card that lay within half a card's width of `where` at `frame` (its label; the
+        nearest), None where none did (before the first action: the empty table)."""
+        table = next((cards for f, cards in reversed(self.steps) if f <= frame), [])
+        near = [(math.dist((x, y), where), label) for label, x, y, width in table
+                if math.dist((x, y), where) <= width / 2]
+        return min(near)[1] if near else None
 
 
 class WeakenedReader:
@@ -133,6 +182,17 @@ def played_this_round(game: Game | None) -> list[CardId]:
 def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
     """Play `source` through `watcher` and a referee of its own; score against `true`."""
     result = FootageResult()
+    truth = TrueTable.of(Path(source.folder)) if hasattr(source, "folder") else None
+    came: dict[int, tuple[int, tuple[float, float]]] = {}  # track -> (frame, where) it came
+
+    def sees(key: str) -> str | None:  # the card there now, else when the watcher saw it come
+        kind, _, track = key.partition(":")
+        if truth is None or kind != "card" or not track.isdigit() or int(track) not in came:
+            return None
+        frame, where = came[int(track)]
+        label = truth.card_at(result.frames - 1, where) or truth.card_at(frame, where)
+        return "" if label is None else _choice_of(label)
+
     with tempfile.TemporaryDirectory(prefix="tightrope-eval-") as tmp:
         store = Store(Path(tmp) / "eval.db")
         referee = Referee(store)
@@ -148,10 +208,12 @@ def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
             t = result.frames / source.fps
             result.frames += 1
             changes = watcher.feed(frame)
+            came.update((c.observation.track, (result.frames - 1, c.observation.center))
+                        for c in changes if c.kind == "appeared")
             referee.handle(Seen(tuple(changes), t, frame if changes else None, watcher.moving))
-            _count(result, answer_all(referee, true))
+            _count(result, answer_all(referee, true, sees=sees))
         referee.handle(Flush())
-        _count(result, answer_all(referee, true))
+        _count(result, answer_all(referee, true, sees=sees))
         result.seconds = time.perf_counter() - began
         source.close()
         _score(result, referee, true)
