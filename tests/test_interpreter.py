@@ -269,6 +269,30 @@ def test_an_unsure_late_scoring_card_named_by_its_best_guess_is_that_card():
     assert not t.questions and t.game.trick_value is None
 
 
+def test_a_card_named_for_a_trick_goes_before_a_late_card_read_as_the_other_zero():
+    """Asked about a late card read as a red zero (53 %), the person names the trick's card:
+    the blue zero. It counts at once (the late card, its second guess, is taken for it), and
+    the value card is asked; before, the blue zero sorted behind the late card (any card read
+    unsure may be a zero), so it was never applied and the same question came back for ever
+    (an unseen deck on a checked cloth, taught: 86,812 questions in one game)."""
+    t = Table()
+    for seat in _order(t):
+        t.lay(seat, sure(number(10 + seat)))
+    t.wait(2.5)  # more than SCORING_LATE_S
+    late = t.lay("scoring", unsure((scoring(0, "red"), 0.53), (scoring(0, "blue"), 0.3)))
+    t.wait(SCORING_SETTLE_S)
+    assert t.questions["value:0:0"].track == late
+    t.answer("value:0:0", "scoring:blue0")
+    assert list(t.game.revealed) == [ScoringCard(0, Colour.BLUE)]
+    q = t.questions["value:0:0"]  # the trick's value card now
+    assert "scoring:blue0" not in {c.id for c in q.choices} and "scoring:5" in {
+        c.id for c in q.choices}
+    t.answer(q.key, "scoring:5")  # the 5, unseen
+    assert t.game.tricks_this_round[0].scoring == (ScoringCard(0, Colour.BLUE), ScoringCard(5))
+    assert t.it.table.cards[late].counts_as == ScoringCard(0, Colour.BLUE)  # its second guess
+    assert not t.questions
+
+
 def test_a_missed_scoring_card_is_asked_and_the_next_trick_catches_up_without_cascading():
     t = Table()
     plays = [t.lay(seat, sure(number(10 + seat))) for seat in _order(t)]

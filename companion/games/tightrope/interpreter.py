@@ -434,9 +434,17 @@ class Interpreter:
         return sorted(row, key=rank)
 
     def _reveal(self, game: Game, t: float) -> Apply | None:
+        """The next scoring card of the reveal due. A card seen late, not named, may be the
+        next trick's: it waits, and a card a person named for this trick goes first (asked
+        about a late card read as one zero, the person named the other, unseen: it sorted
+        behind the late card, which was asked about again for ever)."""
+        late = False
         for c in self._row_due(game, t):
+            if c.named is None and self._late(c, game):
+                late = True
+                continue
             card = self._certain_scoring(c, game)
-            if card is None or (c.named is None and self._late(c, game)):
+            if card is None or (late and c.named is None):
                 return None
             return Apply(ScoringRevealed(card), c.track, _learned(c, card))
         return None
