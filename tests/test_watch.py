@@ -500,45 +500,6 @@ def test_a_card_taken_away_from_under_a_glare_is_removed():
     assert w.cards() == []
 
 
-def test_a_card_taken_from_a_print_the_reader_takes_for_a_little_of_many_cards_is_removed():
-    """A floral cloth the reader never saw: zero-shot, its bare place reads as a little of many
-    cards, "no card" well under NOT_A_CARD. No card named at SOME_CARD there is no card: the
-    card taken away is removed. Before, it stayed, and each card laid there after was taken for
-    it read again (an unseen deck on a floral cloth, zero-shot: 19 questions in one game)."""
-    from vision.detect import Detection
-    from vision.geometry import Box
-
-    card = Box(200, 150, 80, 123, np.pi / 2)
-    sure = Reading.of_name("green-7", 0.99, (("green-7", 0.99),), 0.99)
-    spread = Reading.of_name(None, 0.15, (("green-4", 0.15), ("red-7", 0.1), ("green-7", 0.08)),
-                             0.99)
-
-    class SeesTheCard:
-        blind = False
-
-        def find(self, frame):
-            return [] if self.blind else [Detection(card, 0.9)]
-
-    class Zeroshot:  # the card's crop is bright; the print reads as a little of many cards
-        tightrope = False
-
-        def read(self, crops):
-            return [Look(sure, 0, 0.0) if c.mean() > 150 else Look(spread, 0, 0.1)
-                    for c in crops]
-
-    rng = np.random.default_rng(3)
-    bare = cv2.resize(rng.integers(0, 120, (30, 40, 3), dtype=np.uint8), (400, 300),
-                      interpolation=cv2.INTER_NEAREST)
-    laid = bare.copy()
-    cv2.fillConvexPoly(laid, card.quad().astype(np.int32), (200, 200, 200))
-    detector = SeesTheCard()
-    w = TableWatcher(None, Zeroshot(), fps=10.0, detector=detector)  # type: ignore[arg-type]
-    assert [e[1] for e in _run(w, [laid] * 8)] == ["appeared"]
-    detector.blind = True
-    assert [e[1] for e in _run(w, [bare] * 12)] == ["removed"]
-    assert w.cards() == []
-
-
 def test_a_card_laid_a_third_over_another_is_seen_where_its_box_is_not_the_card_beneath():
     """A red 4 laid a third of a card's width over a red 3, after a hand: the detector boxes
     only the red 4, and its box is more like a box beside its peak that lies across both (read

@@ -67,12 +67,6 @@ LAID_OVER = 0.2     # a sure read of another card this many card widths off a tr
 UNDER = 0.3         # a card this much under cards laid later lies there still, unseen
 GONE_BY = 0.01      # an unsure read giving a card known to lie there less is no read of it
 CHANGED = 0.3       # a fan's window over a place this much changed since the table lay still
-# A bare place shows no card in particular: a table print the reader never saw (a floral cloth,
-# zero-shot) reads as a little of many cards, its likeliest at 0.03 to 0.3 (and "no card" under
-# NOT_A_CARD), so a card taken away from it stayed, and every card laid there after was taken
-# for it read again. A card covered by others, or under a glare, names one card at 0.4 or more
-# (a taught Attacke game, seed 3: 66 such looks).
-SOME_CARD = 0.3
 
 
 def _key(r: Reading) -> str | None:
@@ -557,12 +551,10 @@ class TableWatcher:
 
     def _shows_a_card(self, t: _Track, frame: np.ndarray) -> bool:
         """Does the place of a card no box matched show some card (the reader's "no card" under
-        NOT_A_CARD, and one card named at SOME_CARD or more)? A card taken away leaves the table
-        bare; one covered leaves cards there."""
+        NOT_A_CARD)? A card taken away leaves the table bare; one covered leaves cards there."""
         look = self.reader.read([rectify(frame, t.det.quad)])[0]
         self.stats["reads"] += 1
-        named = look.reading.named
-        return look.no_card < NOT_A_CARD and bool(named) and named[0][1] >= SOME_CARD
+        return look.no_card < NOT_A_CARD
 
     def _zone(self, center: tuple[float, float]) -> int | str | None:
         return self.zones.zone_of(center) if self.zones is not None else None
