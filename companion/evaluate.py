@@ -96,8 +96,7 @@ def answer_all(referee: Referee, true: Game, limit: int = 50,
 def _choice_of(label: str) -> str:
     """The choice id of a card by its label ("scoring-0-blue" -> "scoring:blue0")."""
     card = CardId.from_label(label)
-    scoring = scoring_of(card)
-    return choice_id(scoring if scoring is not None else card.value)
+    return choice_id(scoring_of(card) or card.value)
 
 
 class TrueTable:
@@ -125,8 +124,8 @@ class TrueTable:
         """The card that lay within half a card's width of `where` at `frame` (its label; the
         nearest), None where none did (before the first action: the empty table)."""
         table = next((cards for f, cards in reversed(self.steps) if f <= frame), [])
-        near = [(math.dist((x, y), where), label) for label, x, y, width in table
-                if math.dist((x, y), where) <= width / 2]
+        near = [(d, label) for label, x, y, width in table
+                if (d := math.dist((x, y), where)) <= width / 2]
         return min(near)[1] if near else None
 
 
