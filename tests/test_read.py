@@ -104,20 +104,27 @@ def test_a_taught_read_is_sure_where_the_general_reader_confirms_it(zero_card, z
     assert (got.card == taught_card) if sure else got.card is None
 
 
-@pytest.mark.parametrize("card_p, no_card, taken", [
-    (0.60, 0.39, True),    # the deck unsure, but the general reader sure of its first card
-    (0.12, 0.88, False),   # the deck takes the crop for no card: half a card, not a card
+@pytest.mark.parametrize("card_p, no_card, taken, a_card", [
+    (0.60, 0.39, True, True),    # the deck unsure, but the general reader sure of its first card
+    (0.26, 0.74, False, True),   # the deck leans to no card, yet gives the card a fair share:
+                                 # a card, which one the table is asked (a zero under a glare)
+    (0.12, 0.88, False, False),  # the deck takes the crop for no card: half a card, not a card
 ])
 def test_an_unsure_taught_read_is_settled_only_where_the_deck_sees_a_card(card_p, no_card,
-                                                                            taken):
-    from vision.read import Look, _second_opinion
+                                                                            taken, a_card):
+    from vision.read import NOT_NO_CARD, Look, _second_opinion
+    from vision.recognize import NOT_A_CARD
     from vision.types import CardId, Reading
 
     blue_zero, nine = CardId("scoring", 0, "blue"), CardId("scoring", 9)
     taught = Look(Reading.of(None, card_p, ((blue_zero, card_p), (nine, 1e-5)), 0.9), 0,
                   no_card)
     zero = _look(blue_zero, 0.997, 0.98)
-    assert _second_opinion(taught, zero).reading.card == (blue_zero if taken else None)
+    got = _second_opinion(taught, zero)
+    assert got.reading.card == (blue_zero if taken else None)
+    assert (got.no_card < NOT_A_CARD) == a_card
+    if a_card and not taken:  # unsure, naming the card first, as the general reader does
+        assert card_p >= NOT_NO_CARD and got.reading.named[0][0] == blue_zero.label
 
 
 class _Nearer:
