@@ -24,7 +24,9 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   misses in a still frame but whose place still looks as it did stays (once a hand passed over
   it, its place must also read as some card: a glare makes a bare place look alike), and so
   does one whose place now shows another card the detector does not box (cards fanned or heaped
-  over it, face down): a card is taken away when its place shows no card. A card read surely
+  over it, face down): a card is taken away when its place shows no card, or looks as it did
+  before the hand that laid the card came (a busy cloth reads as a little of many cards to a
+  reader never taught the deck). A card read surely
   stays that card when read unsure later (a shadow, a card laid across half of it), unless a
   hand passed over it and its place now looks unlike it, read as next to nothing of it: another
   card was laid where it was taken away, under the same hand (a "removed", then the new card).
@@ -87,6 +89,7 @@ class _Track:
     committed: Observation | None = None
     across: bool = False           # its box lies across a pile of other cards: no card
     thumb: _Thumb | None = field(default=None, repr=False)
+    bare: _Thumb | None = field(default=None, repr=False)  # its place before it was laid
 
     @property
     def reading(self) -> Reading:
@@ -115,6 +118,8 @@ class TableWatcher:
         self.frame_index = -1
         self._prev: np.ndarray | None = None
         self._before: np.ndarray | None = None  # the last frame the table lay still in (tiny)
+        self._still: np.ndarray | None = None   # ... and in full
+        self._table: np.ndarray | None = None   # the table before the hand now over it, in full
         self._noise = 3.0
         self._tracks: list[_Track] = []
         self._ids = 0
@@ -148,6 +153,8 @@ class TableWatcher:
         self._busy = bool(motion.any())
         self._moving = self._zones_under(motion) if self._busy else frozenset()
         if self._busy:
+            if self._settled:
+                self._table = self._still
             self._settled = False
         elif self._settled and not any(self._waiting(t) for t in self._tracks):
             self.stats["still"] += 1
@@ -158,7 +165,7 @@ class TableWatcher:
         changes = self._full(frame, motion)
         self._settled = not self._busy
         if self._settled:
-            self._before = self._prev
+            self._before, self._still = self._prev, frame
         return changes
 
     # --- motion ------------------------------------------------------------------------------
@@ -282,14 +289,14 @@ class TableWatcher:
             looked.add(id(det))
             for card_det, card_look in self._new_cards(frame, det, look, taken,
                                                        smear=track is not None or det in smears):
-                seen.add(id(self._new_track(card_det, card_look)))
+                seen.add(id(self._new_track(frame, card_det, card_look)))
         offs = [o for o in offs if id(o[0]) not in looked
                 and not self._moved_over(o[0].quad, motion)]
         for det, track, place in offs[:max(0, self.max_reads - len(batch))]:  # spare reads only
             look = self.reader.read([rectify(frame, det.quad)])[0]
             self.stats["reads"] += 1
             if self._off_card(det, look, self._taken(found, det, empty, (track, place.quad))):
-                seen.add(id(self._new_track(det, look)))
+                seen.add(id(self._new_track(frame, det, look)))
                 track.det = place  # the card beneath lies where it lay, not across both
         self._mark_across()
         changes = hidden
@@ -323,10 +330,19 @@ class TableWatcher:
             [before[1] if before is not None and t is before[0] else t.det.quad
              for t in self._tracks]
 
-    def _new_track(self, det: Detection, look: Look) -> _Track:
+    def _new_track(self, frame: np.ndarray, det: Detection, look: Look) -> _Track:
         self._ids += 1
-        self._tracks.append(_Track(self._ids, det, look, count=1))
+        self._tracks.append(_Track(self._ids, det, look, count=1,
+                                   bare=self._bare(frame, det.quad)))
         return self._tracks[-1]
+
+    def _bare(self, frame: np.ndarray, quad: np.ndarray) -> _Thumb | None:
+        """How a new card's place looked before the hand that laid it came, where that is
+        unlike the card (else the table then is no help: the card lay there already)."""
+        if self._table is None or self._table.shape != frame.shape:
+            return None
+        before = _thumb(self._table, quad)
+        return None if _similar(_thumb(frame, quad), before) else before
 
     def _new_cards(self, frame: np.ndarray, det: Detection, look: Look,
                    taken: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
@@ -550,8 +566,12 @@ class TableWatcher:
         return [Change("removed", t.committed, self.frame_index)]
 
     def _shows_a_card(self, t: _Track, frame: np.ndarray) -> bool:
-        """Does the place of a card no box matched show some card (the reader's "no card" under
-        NOT_A_CARD)? A card taken away leaves the table bare; one covered leaves cards there."""
+        """Does the place of a card no box matched show some card: not as it looked before the
+        card was laid, and the reader's "no card" under NOT_A_CARD? A card taken away leaves the
+        table bare; one covered leaves cards there. (A busy cloth, floral or checked, reads as
+        a little of many cards to a reader never taught the deck; it looks as it did.)"""
+        if t.bare is not None and _similar(_thumb(frame, t.det.quad), t.bare):
+            return False
         look = self.reader.read([rectify(frame, t.det.quad)])[0]
         self.stats["reads"] += 1
         return look.no_card < NOT_A_CARD
