@@ -209,6 +209,24 @@ def test_a_card_read_as_one_already_played_is_asked_with_the_truth_among_the_cho
     assert t.game.trick_plays[0].card == 44
 
 
+def test_a_card_the_reader_is_sure_of_below_its_heads_line_is_taken_where_the_rules_allow_it():
+    """The deck's photos settle a read its head gives less than the line (a 12 at 0.86, the 21
+    at 0.14): the reader is sure, so the card is played without a question. Before, it was
+    asked, and the question said the rules did not allow the 12 (design 11, seed 4)."""
+    photos = Reading.of(number(12), 0.86, ((number(12), 0.86), (number(21), 0.14)), 0.95)
+    t = Table()
+    reveal_and_play(t, 5, [10, 20, 30])
+    t.take(2, 3, 4)
+    t.lay("scoring", sure(scoring(2)))
+    t.wait(SCORING_SETTLE_S)
+    t.lay(t.game.leader, photos)
+    assert [p.card for p in t.game.trick_plays] == [12] and not t.questions
+    nxt = (t.game.leader + 1) % t.game.n  # the same read at the next seat: the 12 is played
+    track = t.lay(nxt, photos)
+    assert [p.card for p in t.game.trick_plays] == [12]
+    assert [c.id for c in t.questions[f"card:{track}"].choices][0] == "card:21"
+
+
 def test_any_legal_card_may_be_given_and_an_illegal_one_is_refused():
     t = Table()
     reveal_and_play(t, 5, [10, 20, 30])

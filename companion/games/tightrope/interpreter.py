@@ -79,10 +79,13 @@ def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
     Probabilities are conditioned on the card being legal: the mass of the candidates the game
     rules out is removed. A card is certain only where its conditioned probability also reaches
     the reader's own line: what the game rules out can lift an unsure read over it, nothing
-    lowers it."""
+    lowers it. A card the reader itself is sure of (its deck's photos may settle a read its head
+    gives less than the line) is certain where the rules allow it, as in the other games."""
     ranked = [(card, p) for cand, p in reading.candidates if (card := legal(cand)) is not None]
     if not ranked:
         return None, []
+    if reading.card is not None and legal(reading.card) == ranked[0][0]:
+        return ranked[0][0], ranked
     ruled_out = sum(p for cand, p in reading.candidates if legal(cand) is None)
     mass = max(1.0 - ruled_out, 1e-9)
     conditioned = [(card, p / mass) for card, p in ranked]
