@@ -86,7 +86,8 @@ def _look(card, p: float, line: float, runner_up=None):
 
 @pytest.mark.parametrize("zero_card, zero_p, taught_p, sure", [
     (17, 0.985, 0.95, True),   # the general reader ranks it first, surely enough: taken
-    (17, 0.80, 0.999, False),  # first, but not surely enough: the deck's head may be fooled
+    (17, 0.55, 0.999, False),  # first, but not surely enough: the deck's head may be fooled
+    (17, 0.80, 0.999, True),   # first, and the deck's head all but sure: taken
     (17, 0.93, 0.99, True),    # both readers nearly sure of the one card: taken
     (17, 0.93, 0.95, False),   # ... but the deck's head only just over its line: not
     (11, 0.60, 0.999, False),  # another card first: a typeface that prints 1 like 7, say
