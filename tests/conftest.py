@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.commands import Seen
+from vision.geometry import Box
 from vision.sim.fonts import FONT_DIRS_ENV
 from vision.types import CardId, Change, Observation, Reading
 
@@ -139,3 +142,49 @@ class WhiteIsACard:
 @pytest.fixture
 def white_is_a_card() -> WhiteIsACard:
     return WhiteIsACard()
+
+
+class SplitScoringReader:
+    """A Tightrope reader that reads a blue crop as a blue zero, a red one as a red zero, a crop
+    half blue and half red as the scoring 5, and anything else as no card: the reads of an
+    unseen design's scoring card whose halves the detector boxed alone."""
+
+    tightrope = True
+
+    def read(self, crops):
+        from vision.read import Look
+
+        out = []
+        for c in crops:
+            blue = float(((c[..., 0] > 150) & (c[..., 2] < 100)).mean())
+            red = float(((c[..., 2] > 150) & (c[..., 0] < 100)).mean())
+            card = (CardId("scoring", 5) if min(blue, red) >= 0.3 else
+                    CardId("scoring", 0, "blue") if blue >= 0.6 else
+                    CardId("scoring", 0, "red") if red >= 0.6 else None)
+            if card is None:
+                out.append(Look(Reading.of(None, 0.0, ((CardId("scoring", 5), 0.0),), 0.9), 0,
+                                1.0))
+            else:
+                out.append(Look(Reading.of(card, 0.99, ((card, 0.99),), 0.9), 0, 0.0))
+        return out
+
+
+class Boxes:
+    def __init__(self, *boxes: Box) -> None:
+        self.boxes = boxes
+
+    def find(self, frame):
+        from vision.detect import Detection
+
+        return [Detection(b, 0.8) for b in self.boxes]
+
+
+def scoring_five() -> tuple[np.ndarray, Box]:
+    frame = np.full((400, 500, 3), 60, np.uint8)
+    card = Box(200, 200, 80, 123, math.pi / 2)  # upright: blue half above, red half below
+    top, bottom = card.halves()
+    if top.cy > bottom.cy:
+        top, bottom = bottom, top
+    cv2.fillConvexPoly(frame, top.quad().astype(np.int32), (200, 60, 30))
+    cv2.fillConvexPoly(frame, bottom.quad().astype(np.int32), (30, 40, 200))
+    return frame, card

@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import Boxes, SplitScoringReader, scoring_five
 
 from vision.cards import DEFAULT_STYLE, render_face
 from vision.detect import Detector, FrameError
@@ -216,3 +217,34 @@ def test_a_box_on_half_a_card_gives_way_to_the_whole_card(white_is_a_card):
     assert (round(found[0].box.cx), round(found[0].box.cy)) == (200, 200)
     inside = Box(200, 230, 40, 60, math.pi / 2)  # a card boxed where the whole would lie
     assert look_beside(frame, white_is_a_card, Detection(top_half, 0.5), [inside.quad()]) is None
+
+
+def test_a_scoring_card_boxed_as_its_two_halves_is_one_card_not_two_zeros():
+    """The detector boxed an unseen design's scoring 5 only as its two halves, each read surely
+    as a zero of its colour: a round's first trick scored two zeros and no value card (zero-shot,
+    checked cloth). A box read as a zero is looked at as the cards it may be half of."""
+    frame, card = scoring_five()
+    halves = Boxes(*card.halves())
+    seen = look_at(frame, SplitScoringReader(), halves)  # type: ignore[arg-type]
+    assert [s.reading.card for s in seen] == [CardId("scoring", 5)]
+    assert np.hypot(seen[0].center[0] - 200, seen[0].center[1] - 200) < 10
+    # the card's own box found too: its halves are parts of it
+    seen = look_at(frame, SplitScoringReader(), Boxes(card, *card.halves()))  # type: ignore[arg-type]
+    assert [s.reading.card for s in seen] == [CardId("scoring", 5)]
+
+
+def test_a_whole_zero_stays_a_zero_beside_another_card():
+    """A zero's own box is a whole card: the boxes around it, half again as long, show no card
+    or lie across the card beside it, and are never taken for a card."""
+    frame = np.full((400, 500, 3), 60, np.uint8)
+    zero = Box(150, 200, 80, 123, math.pi / 2)
+    cv2.fillConvexPoly(frame, zero.quad().astype(np.int32), (200, 60, 30))
+    seen = look_at(frame, SplitScoringReader(), Boxes(zero))  # type: ignore[arg-type]
+    assert [s.reading.card for s in seen] == [CardId("scoring", 0, "blue")]
+    five = Box(330, 200, 80, 123, math.pi / 2)  # a scoring 5 laid beside it, boxed whole
+    top, bottom = sorted(five.halves(), key=lambda b: b.cy)
+    cv2.fillConvexPoly(frame, top.quad().astype(np.int32), (200, 60, 30))
+    cv2.fillConvexPoly(frame, bottom.quad().astype(np.int32), (30, 40, 200))
+    seen = look_at(frame, SplitScoringReader(), Boxes(zero, five))  # type: ignore[arg-type]
+    assert sorted(str(s.reading.card) for s in seen) == sorted(
+        [str(CardId("scoring", 0, "blue")), str(CardId("scoring", 5))])

@@ -654,3 +654,15 @@ def test_the_middle_card_of_a_fan_read_unsure_stays_when_the_next_is_laid_over_i
     fan.cards.append(top)
     assert run([three] * 20) == [("appeared", "back")]
     assert sorted(o.reading.named[0][0] for o in w.cards()) == ["back", "green-2", "green-4"]
+
+
+def test_a_scoring_card_boxed_as_its_two_halves_is_committed_once_whole():
+    """A round's first scoring card, boxed only as its two halves (each read surely as a zero
+    of its colour), is one card: the whole, read as the scoring 5, committed once."""
+    from conftest import Boxes, SplitScoringReader, scoring_five
+
+    frame, card = scoring_five()
+    w = TableWatcher(None, SplitScoringReader(), fps=10.0,  # type: ignore[arg-type]
+                     detector=Boxes(*card.halves()))  # type: ignore[arg-type]
+    assert [e[1:3] for e in _run(w, [frame] * 10)] == [("appeared", "scoring-5")]
+    assert [round(o.center[0]) for o in w.cards()] == [200]

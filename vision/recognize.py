@@ -21,7 +21,7 @@ import numpy as np
 from vision.detect import Detection, Detector
 from vision.geometry import Box, box_of_quad, covered, iou, rectify, turned
 from vision.read import Look, Reader
-from vision.types import Reading
+from vision.types import CardId, Reading
 
 SAME_BOX = 0.5      # boxes overlapping more than this are one card
 SAME_CARD = 1.2     # one card read twice within this many card widths is one card
@@ -89,6 +89,44 @@ def look_beside(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
     return next(((Detection(b, det.score, det.beside), look)
                  for b, look in zip(boxes, looks, strict=True)
                  if look.reading.sure and look.no_card < NOT_A_CARD), None)
+
+
+def a_zero(look: Look) -> bool:
+    """Is a look's first candidate a zero (sure or not)? Only Tightrope's reads name CardIds."""
+    top = look.reading.candidates[0][0] if look.reading.candidates else None
+    return isinstance(top, CardId) and (top.kind, top.value) == ("scoring", 0)
+
+
+def half_of_a_known_card(det: Detection, look: Look, cards: Sequence[np.ndarray]) -> bool:
+    """Is a Tightrope box read as a zero a half of one of `cards` (boxes of cards other than
+    zeros): one of the two cards it may be half of is boxed as that card (SAME_BOX)? A zero's
+    own box is a whole card: the boxes around it, half again as long, box no card."""
+    return a_zero(look) and any(iou(b.quad(), q) >= SAME_BOX
+                                for b in det.box.wholes() for q in cards)
+
+
+def whole_of_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,
+                  taken: Sequence[np.ndarray]) -> tuple[Detection, Look] | None:
+    """A Tightrope box read as a zero, looked at as the two cards it may be half of
+    (`Box.wholes`): the first read surely as a scoring value card that lies in the frame, holds
+    none of the cards `taken` and lies on none (`apart`; boxes read as zeros are no cards
+    here), or None. A scoring card's coloured half boxed alone reads as a zero of that colour
+    (an unseen design's scoring 5 was boxed only as its two halves, each read surely as a zero:
+    a round's first trick scored two zeros and no value); a zero's own box is a whole card, and
+    the boxes around it, half again as long, show no card, lie across the card beside it, or (a
+    zero cut by the frame's edge) reach past the edge."""
+    if not a_zero(look):
+        return None
+    h, w = frame.shape[:2]
+    boxes = [b for b in det.box.wholes() if apart(b.quad(), taken) and
+             bool(np.all((b.quad() >= 0) & (b.quad() <= (w - 1, h - 1))))]
+    looks = reader.read([rectify(frame, b.quad()) for b in boxes])
+    for box, whole in zip(boxes, looks, strict=True):
+        card = whole.reading.card
+        if whole.no_card < NOT_A_CARD and card is not None and card.kind == "scoring" \
+                and card.value != 0:
+            return Detection(box, det.score, det.beside), whole
+    return None
 
 
 def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray],
@@ -256,8 +294,15 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
     """The cards in one frame."""
     found = distinct((detector or Detector()).find(frame))
     looks = reader.read([rectify(frame, d.quad) for d in found])
+    cards = [d.quad for d, look in zip(found, looks, strict=True)
+             if look.no_card < NOT_A_CARD and not a_zero(look)]
     for i, look in enumerate(looks):
-        if look.no_card >= NOT_A_CARD:
+        if look.no_card < NOT_A_CARD and half_of_a_known_card(found[i], look, cards):
+            looks[i] = look._replace(no_card=1.0)  # a part of that card, no card of its own
+        elif look.no_card < NOT_A_CARD:
+            found[i], looks[i] = whole_of_half(frame, reader, found[i], look, cards) or \
+                (found[i], look)
+        else:
             taken = [d.quad for k, d in enumerate(found) if k != i and
                      looks[k].no_card < NOT_A_CARD]
             found[i], looks[i] = look_beside(frame, reader, found[i], taken) or (found[i], look)
