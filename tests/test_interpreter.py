@@ -227,6 +227,26 @@ def test_a_card_the_reader_is_sure_of_below_its_heads_line_is_taken_where_the_ru
     assert [c.id for c in t.questions[f"card:{track}"].choices][0] == "card:21"
 
 
+@pytest.mark.parametrize("choice", ["card:20", "none"])
+def test_a_second_card_at_a_seat_that_played_is_no_card_of_the_trick_whichever_is_chosen(choice):
+    """Ben played 20 and a second card is seen at his place (the 20 found anew, a card slid
+    there): asked, the 20 stays whichever choice is made. "20: keep it" named the other card
+    as the 20, which the rules refuse as played already: the question came back for ever
+    (design 11, checked cloth, zero-shot, seed 5)."""
+    t = Table()
+    t.lay("scoring", sure(scoring(5)))
+    t.wait(SCORING_SETTLE_S)
+    leader = t.game.leader
+    t.lay(leader, sure(number(20)))
+    track = t.lay(leader, unsure((number(26), 0.6), (number(28), 0.3)))
+    t.wait(TURN_GRACE_S)
+    q = t.questions[f"two:{track}"]
+    assert [c.id for c in q.choices] == ["card:20", "none"]
+    t.answer(q.key, choice)
+    assert f"two:{track}" not in t.questions
+    assert [(p.seat, p.card) for p in t.game.trick_plays] == [(leader, 20)]
+
+
 def test_any_legal_card_may_be_given_and_an_illegal_one_is_refused():
     t = Table()
     reveal_and_play(t, 5, [10, 20, 30])

@@ -269,10 +269,10 @@ class Interpreter:
         elif kind == "again" and card is not None:
             self._again_answered(card, stands, game, choice)
         elif kind == "two" and card is not None:
-            if stands is None:
-                card.status = "ignored"
-            else:
-                self._name(card, stands, game, choice)
+            # either way the counted card stays and the other is no card of this trick ("keep
+            # it" once named the other card as the counted one, which the rules refuse: a card
+            # played already; the same question then came back for ever)
+            card.status = "ignored"
         elif kind == "whose" and card is not None:
             if choice.startswith("seat:"):
                 card.zone = int(choice.split(":")[1])
