@@ -278,9 +278,8 @@ class TableWatcher:
         self.stats["reads"] += len(batch)
         empty = {id(boxed.get(id(d), d)) for (d, _), look in zip(batch, looks, strict=True)
                  if look.no_card >= NOT_A_CARD}  # boxes of no card: no card's place is taken
-        zeros = {id(boxed.get(id(d), d)) for (d, _), look in zip(batch, looks, strict=True)
-                 if a_zero(look)}  # the boxes that may be halves of a scoring card
-        no_cards = empty | zeros
+        cards = [(d, look) for (d, _), look in zip(batch, looks, strict=True)
+                 if look.no_card < NOT_A_CARD and not a_zero(look)]  # read as cards, no zeros
         for (det, track), look in zip(batch, looks, strict=True):
             if track is not None and look.no_card < NOT_A_CARD:
                 if not self._laid_over(track, det, look):
@@ -294,8 +293,7 @@ class TableWatcher:
             taken = self._taken(found, det, empty)
             looked.add(id(det))
             for card_det, card_look in self._new_cards(frame, det, look, taken,
-                                                       [d.quad for d in found if d is not det
-                                                        and id(d) not in no_cards],
+                                                       [d.quad for d, _ in cards if d is not det],
                                                        smear=track is not None or det in smears):
                 seen.add(id(self._new_track(frame, card_det, card_look)))
         offs = [o for o in offs if id(o[0]) not in looked
@@ -356,8 +354,8 @@ class TableWatcher:
                    cards: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
         """The new cards a box no card's track took shows: itself, read as a card (a box
         smeared between two known cards only where it lies apart from them, `recognize.apart`;
-        a half of a scoring card read as a zero, as the whole card, `recognize.whole_of_half`,
-        `cards` the frame's other boxes that show a card other than a zero);
+        a half of a scoring card read as a zero, as the whole card, `recognize.whole_of_half`:
+        `cards` are the boxes read this frame as cards other than zeros);
         where it shows no card, the first box beside its peak read as one (`look_beside`), or
         else the cards of a fan in it (`_fan`)."""
         if look.no_card < NOT_A_CARD:
@@ -365,11 +363,8 @@ class TableWatcher:
                 return []
             known = cards + [t.det.quad for t in self._tracks if not a_zero(t.look)]
             if half_of_a_known_card(det, look, known):
-                return []
-            whole = whole_of_half(frame, self.reader, det, look, cards)
-            if whole is None:
-                return [(det, look)]
-            return [whole] if apart(whole[0].quad, known) else []
+                return []  # a half of a card known, or of one its other half showed first
+            return [whole_of_half(frame, self.reader, det, look, known) or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
         return [again] if again is not None else self._fan(frame, det, taken)
 
