@@ -278,7 +278,7 @@ class TableWatcher:
         self.stats["reads"] += len(batch)
         empty = {id(boxed.get(id(d), d)) for (d, _), look in zip(batch, looks, strict=True)
                  if look.no_card >= NOT_A_CARD}  # boxes of no card: no card's place is taken
-        cards = [(d, look) for (d, _), look in zip(batch, looks, strict=True)
+        cards = [d for (d, _), look in zip(batch, looks, strict=True)
                  if look.no_card < NOT_A_CARD and not a_zero(look)]  # read as cards, no zeros
         for (det, track), look in zip(batch, looks, strict=True):
             if track is not None and look.no_card < NOT_A_CARD:
@@ -293,7 +293,7 @@ class TableWatcher:
             taken = self._taken(found, det, empty)
             looked.add(id(det))
             for card_det, card_look in self._new_cards(frame, det, look, taken,
-                                                       [d.quad for d, _ in cards if d is not det],
+                                                       [d.quad for d in cards if d is not det],
                                                        smear=track is not None or det in smears):
                 seen.add(id(self._new_track(frame, card_det, card_look)))
         offs = [o for o in offs if id(o[0]) not in looked
