@@ -72,13 +72,17 @@ def answer_all(referee: Referee, true: Game, limit: int = 50,
     listed the true card among their choices). `sees(key)`: the choice id of the card the
     question's photo shows ("" for none: a glare boxed as a card), None where unknown; a person
     who looks says "none" where offered when the photo shows no card, or another card than the
-    one the record says the question is after (a card counted before, found anew)."""
+    one the record says the question is after (a card counted before, found anew). A question
+    that comes back once answered waits for the next frame: a referee that asks it for ever
+    shows as a count of questions, not as a bench that hangs."""
     answered = offered = 0
+    keys: set[str] = set()
     for _ in range(limit):
         view = referee.view()
         conflict = view["conflict"]
-        if conflict is None or view["state"] is None:
+        if conflict is None or view["state"] is None or conflict["key"] in keys:
             break
+        keys.add(conflict["key"])
         ids = [c["id"] for c in conflict["choices"]]
         choice = answer(conflict, view["state"], true)
         there = sees(conflict["key"])

@@ -72,13 +72,16 @@ def tally(got: list[Any], want: list[Any]) -> dict[str, int]:
 
 def answer_all(referee: Referee, answer: Answerer, limit: int = 50) -> tuple[int, int]:
     """Let the person answer every open question: (questions answered, of them those whose
-    choices held the true answer)."""
+    choices held the true answer). A question that comes back once answered waits for the next
+    frame (companion.evaluate.answer_all)."""
     asked = offered = 0
+    keys: set[str] = set()
     for _ in range(limit):
         view = referee.view()
         conflict = view["conflict"]
-        if conflict is None or view["state"] is None:
+        if conflict is None or view["state"] is None or conflict["key"] in keys:
             break
+        keys.add(conflict["key"])
         choice = answer(conflict, view["state"])
         ids = [c["id"] for c in conflict["choices"]]
         offered += choice in ids and choice != "none"

@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from companion.commands import NewGame, Seen
+from companion.commands import NewGame, Resolve, Seen
 from companion.evaluate import TrueTable, answer_all
 from companion.games.tightrope.interpreter import SCORING_SETTLE_S
 from companion.games.tightrope.randgame import random_game
@@ -77,3 +77,25 @@ def test_the_truth_of_rendered_footage_says_where_cards_lie(tmp_path):
     assert truth.card_at(30, (391, 309)) is None              # beside it: the glare's place
     assert truth.card_at(40, (220, 301)) is None              # cleared
     assert TrueTable.of(tmp_path / "none") is None     # a game night's frames: no truth
+
+
+class AsksForEver:
+    """A referee whose question comes back however it is answered (as the "two cards out"
+    question once did, when the rules refused its answer)."""
+
+    def __init__(self) -> None:
+        self.answers: list[str] = []
+
+    def view(self) -> dict:
+        return {"state": {}, "conflict": {"key": "where:7", "id": "q7", "seat": 0,
+                                          "choices": [{"id": "ok", "label": "OK"}]}}
+
+    def handle(self, command: Resolve) -> None:
+        self.answers.append(command.choice)
+
+
+def test_a_question_that_comes_back_once_answered_waits_for_the_next_frame():
+    referee = AsksForEver()
+    true = Game.replay(random_game(random.Random(1), 3, Variant()))
+    assert answer_all(referee, true) == (1, 1)  # type: ignore[arg-type]
+    assert referee.answers == ["ok"]
