@@ -283,7 +283,8 @@ def test_out_of_turn_card_waits_then_asks(referee):
     feed(referee, 6.5)
     conflict = referee.view()["conflict"]
     assert "Ben has two cards out" in conflict["message"]
-    referee.call(Resolve(conflict["id"], "none"))  # the 11 is no card of this trick
+    assert [c["id"] for c in conflict["choices"]] == ["ok"]
+    referee.call(Resolve(conflict["id"], "ok"))  # the 11 is no card of this trick
     assert [p.card for p in referee.game.trick_plays] == [10, 30] and referee.conflict is None
 
 

@@ -269,9 +269,9 @@ class Interpreter:
         elif kind == "again" and card is not None:
             self._again_answered(card, stands, game, choice)
         elif kind == "two" and card is not None:
-            # either way the counted card stays and the other is no card of this trick ("keep
-            # it" once named the other card as the counted one, which the rules refuse: a card
-            # played already; the same question then came back for ever)
+            # a notice: the counted card stays, the other is no card of this trick (a choice
+            # "keep it" once named the other card as the counted one, which the rules refuse as
+            # played already: the same question came back for ever); a swap is a correction
             card.status = "ignored"
         elif kind == "whose" and card is not None:
             if choice.startswith("seat:"):
@@ -608,12 +608,12 @@ class Interpreter:
                     p.seat == c.zone for p in game.trick_plays) and t - c.t >= TURN_GRACE_S:
                 played = next(p.card for p in game.trick_plays if p.seat == c.zone)
                 if self._lying(r, played, c.zone):
+                    who = _name(game, c.zone)
                     out.append(Question(
-                        f"two:{c.track}", f"{_name(game, c.zone)} has two cards out in {where}: "
-                        f"{played} counts. What is the other?",
-                        (Choice(f"card:{played}", f"{played}: keep it"),
-                         Choice("none", "The other is no card of this trick")),
-                        None, c.zone, r, k, c.track))
+                        f"two:{c.track}", f"{who} has two cards out in {where}: {played} "
+                        f"counts, the other is no card of this trick. If {who} played the "
+                        "other, correct the trick on the scoresheet.",
+                        (Choice("ok", "OK"),), "ok", c.zone, r, k, c.track))
             elif c.zone is None and read is not None and read.kind == "number":
                 out.append(Question(
                     f"whose:{c.track}", f"Card {read.value} lies outside every seat's place: "

@@ -49,9 +49,7 @@ def answer(conflict: dict[str, Any], state: dict[str, Any], true: Game) -> str:
         wanted = _reveal_at(true, r, k, conflict)
     elif kind == "again":
         wanted = next((choice_id(p.card) for p in plays if p.seat == seat), None)
-    elif kind == "two":
-        wanted = ids[0]  # the card that counts stays: the other is no card of this trick
-    elif kind == "where":
+    elif kind in ("two", "where"):  # notices, confirmed with OK
         wanted = "ok"
     if wanted is not None and wanted in ids:
         return wanted
