@@ -19,6 +19,7 @@ from companion.games.tightrope.interpreter import (
     TURN_GRACE_S,
     Interpreter,
     choice_id,
+    narrow,
 )
 from companion.games.tightrope.log import GameLog
 from companion.games.tightrope.randgame import random_game
@@ -623,3 +624,18 @@ def test_a_weak_reader_and_a_person_never_score_a_trick_wrong(seed, players, tac
     want = [t for r in true.game.rounds for t in r.tricks]
     assert got == want
     assert asked > 0
+
+
+def test_a_read_whose_other_cards_the_rules_rule_out_is_certain_to_the_last_share():
+    """Ana's last card of a round (only the 6 is left in her hand) read zero-shot on a checked
+    cloth: 6 at 0.69, a scoring 6 at 0.24, and the rest spread thin over the other cards. Every
+    other card is ruled out, so it is the 6, over the reader's line (0.977). Cut to its first
+    five cards, the reading left 0.021 unaccounted, which kept the 6 at 0.97 and asked the table
+    (design 11, zero-shot, seed 6)."""
+    first = ((number(6), 0.693), (scoring(6), 0.238), (scoring(5), 0.031), (number(5), 0.015),
+             (number(16), 0.002))
+    rest = [(c, 0.021 / 56) for c in ALL_CARDS if c not in {k for k, _ in first}]
+    reading = Reading.of(None, 0.693, (*first, *rest), 0.977)
+    legal = {number(6): 6}.get
+    assert narrow(reading, legal)[0] == 6
+    assert narrow(Reading.of(None, 0.693, first, 0.977), legal)[0] is None

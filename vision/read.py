@@ -44,11 +44,10 @@ from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head
 from vision.geometry import READ_H, READ_W
 from vision.glare import WASHED_OUT, washed_out
 from vision.network import MODEL_DIR, ModelError, Network, bundled, normalise
-from vision.types import ALL_CARDS, Reading
+from vision.types import ALL_CARDS, GUESSES, Reading
 
 N_CARDS = len(ALL_CARDS)
 REJECT = 2 * N_CARDS
-TOP = 5  # candidates kept in a reading
 LEAD = 4.0  # the zero-shot reader settles a taught read only this far ahead of its runner-up
 # A taught Tightrope read is sure where the general reader ranks the same card first at CONFIRM
 # or more, or where its deck's head gives it FLOOR or more, the general reader is not sure of
@@ -162,7 +161,7 @@ def reading_of(q: np.ndarray, agree: bool, line: float,
     Tightrope cards, or (`names`: another game's deck, the classes' names) by name."""
     cards = per_card(q[None])[0]
     k = len(cards) - 1
-    order = np.argsort(-cards[:k])[:TOP]
+    order = np.argsort(-cards[:k])  # every card: the game's narrowing conditions on them
     best = int(order[0])
     turns = 0 if q[2 * best] >= q[2 * best + 1] else 2
     conf = float(cards[best])
@@ -339,7 +338,7 @@ class Reader:
         if not self.tightrope and zero.reading.named and zero.reading.named[0][0] != best:
             return unsure  # another game's deck: the games reader must lean the same way
         upright = crop if taught.turns == 0 else crop[::-1, ::-1]
-        if not self.photos.nearer(upright, best, [name for name, _ in t.named[1:]]):
+        if not self.photos.nearer(upright, best, [name for name, _ in t.named[1:GUESSES]]):
             return unsure
         sure = (Reading.of(t.candidates[0][0], t.confidence, t.candidates, t.line)
                 if t.candidates else Reading.of_name(best, t.confidence, t.named, t.line))

@@ -19,6 +19,7 @@ Kind = Literal["number", "scoring"]
 Colour = Literal["blue", "red"]
 
 NUMBER_MAX = 50
+GUESSES = 5  # a reading's first candidates: the guesses worth naming
 SCORING_MAX = 9
 
 
@@ -83,8 +84,10 @@ ALL_CARDS: tuple[CardId, ...] = (
 @dataclass(frozen=True)
 class Reading:
     """The reader's answer for one crop. `kind` "unknown" is an abstention: `candidates` still
-    hold its honest guesses, best first, with their probabilities. `line` is the reader's
-    confidence line: nobody downstream (the game's narrowing) may take a card on less.
+    hold its honest guesses, best first, with their probabilities: every card of the deck, so
+    that what the game rules out is known to the last share (the first GUESSES are the ones
+    worth naming). `line` is the reader's confidence line: nobody downstream (the game's
+    narrowing) may take a card on less.
 
     `label` and `named` name the card in any deck: `label` is the sure card's name (None where
     the reader abstains), `named` the candidates by name, best first, with their probabilities.

@@ -59,7 +59,7 @@ from vision.recognize import (
     part_of_a_card,
     whole_of_half,
 )
-from vision.types import Change, Observation, Reading
+from vision.types import GUESSES, Change, Observation, Reading
 from vision.zones import Zone, Zones, as_zones
 
 TINY_W = 160
@@ -634,9 +634,9 @@ def _similar(a: _Thumb, b: _Thumb) -> bool:
 
 
 def _likely_a_card(reading: Reading) -> bool:
-    """An unsure reading that gives its card names half the probability or more: a card, not
-    a glimpse of the table (the rest is the reader's "no card")."""
-    return sum(p for _, p in reading.named) >= 0.5
+    """An unsure reading whose first guesses have half the probability or more: a card, not a
+    glimpse of the table (which reads as a little of many cards, or as no card)."""
+    return sum(p for _, p in reading.named[:GUESSES]) >= 0.5
 
 
 def width_of(obs: Observation) -> float:

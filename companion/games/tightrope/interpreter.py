@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vision.types import CardId, Change, Observation, Reading
+from vision.types import GUESSES, CardId, Change, Observation, Reading
 
 from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
 from .cardtable import Card, CardTable, Stands
@@ -360,7 +360,7 @@ class Interpreter:
                 if _is(sure_card(c.reading), card) or (
                         in_trick and _probability(c.reading, card) >= MAY_BE_ON_TABLE) or (
                         in_trick and c.reading.kind == "unknown"
-                        and _probability(c.reading, card) > 0.0):
+                        and _among_guesses(c.reading, card)):
                     self.table.count(c, card, r, mine[card], c.zone)
         # more scoring cards lay in the row at a restart than one reveal can be: last round's
         # row, still lying there; none of them is a new reveal
@@ -719,6 +719,11 @@ def _probability(reading: Reading | None, stands: Stands) -> float:
         if (scoring_of(cand) if isinstance(stands, ScoringCard) else number_of(cand)) == stands:
             return p
     return 0.0
+
+
+def _among_guesses(reading: Reading, stands: Stands) -> bool:
+    """One of the reader's first guesses (vision.types.GUESSES) is this card."""
+    return any(_is(cand, stands) for cand, _ in reading.candidates[:GUESSES])
 
 
 def _is(card: CardId | None, stands: Stands) -> bool:
