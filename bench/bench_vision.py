@@ -65,7 +65,7 @@ def accuracy(designs: str, frames: int, seed: int) -> dict:
 def timing(n: int = 30) -> dict:
     from vision.detect import Detector
     from vision.geometry import rectify
-    from vision.read import Reader, shifted
+    from vision.read import Reader
     from vision.recognize import look_at
     from vision.sim.scene import Conditions, random_scene, render_frame
     from vision.watch import TableWatcher
@@ -90,8 +90,6 @@ def timing(n: int = 30) -> dict:
     res = {"detector_ms": median_ms(lambda: detector.find(frames[0])),
            "read_one_card_ms": median_ms(lambda: reader.read(crops[:1])),
            "read_ten_cards_ms": median_ms(lambda: reader.read(crops[:10])),
-           # what a read left unsure costs on top: its four copies cut aside read in one batch
-           "second_look_ms": median_ms(lambda: reader.probabilities(shifted(crops[0]))),
            "recognize_frame_ms": median_ms(lambda: look_at(frames[0], reader, detector), 10)}
     # the watcher: a still frame, and a frame where ten new cards appear at once
     watcher = TableWatcher(None, reader, detector=detector)

@@ -115,7 +115,8 @@ def test_a_taught_read_is_sure_where_the_general_reader_confirms_it(zero_card, z
 ])
 def test_an_unsure_taught_read_is_settled_only_where_the_deck_sees_a_card(card_p, no_card,
                                                                             taken, a_card):
-    from vision.read import NOT_A_CARD, NOT_NO_CARD, Look, _second_opinion
+    from vision.read import NOT_NO_CARD, Look, _second_opinion
+    from vision.recognize import NOT_A_CARD
     from vision.types import CardId, Reading
 
     blue_zero, nine = CardId("scoring", 0, "blue"), CardId("scoring", 9)
@@ -166,59 +167,3 @@ def test_a_tightrope_card_is_taken_from_its_photos_whatever_the_general_reader_l
     zero = Look(Reading.of(None, 0.83, ((four, 0.83), (one, 0.14)), 0.98), 0, 0.0)
     assert reader._by_photos(np.zeros((96, 64, 3), np.uint8), taught, zero, taught
                              ).reading.card == one
-
-
-class _Looks:
-    """A network session that gives, call after call, each card's probability for every crop of
-    the batch (as cut, then turned round): the first call is the crops' first look, the next the
-    copies cut aside. `card` is the class read upright; the rest is spread over the others."""
-
-    def __init__(self, *calls: list[tuple[int, float]]) -> None:
-        self.calls = list(calls)
-        self.batches: list[int] = []
-
-    def get_inputs(self):
-        return [type("Input", (), {"name": "x"})()]
-
-    def run(self, _outputs, feed):
-        n = len(feed["x"]) // 2
-        self.batches.append(n)
-        rows = self.calls.pop(0)
-        assert len(rows) == n
-        classes = 2 * len(ALL_CARDS) + 1
-        p = np.full((2 * n, classes), 1e-9)
-        for i, (card, prob) in enumerate(rows):
-            p[i] = p[n + i] = (1 - prob) / (classes - 2)
-            p[i, 2 * card], p[n + i, 2 * card + 1] = prob, prob  # turned round: upside down
-        return [np.log(p).astype(np.float32), np.zeros((2 * n, 8), np.float32)]
-
-
-def _reader_of(session: _Looks) -> Reader:
-    from vision.network import Network
-
-    meta = {"temperature": 1.0, "line": 0.97, "mean": 0.5, "std": 0.25}
-    return Reader(network=Network("reader", session, meta))
-
-
-def test_an_unsure_read_is_read_again_in_crops_cut_a_pixel_aside():
-    """A card read at 0.93 (under the line) that the four crops cut aside read at 0.995 is
-    sure: their combined probability is over the line."""
-    session = _Looks([(17, 0.93)], [(17, 0.995)] * 4)
-    (look,) = _reader_of(session).read([_crop(ALL_CARDS[17])])
-    assert look.reading.card == ALL_CARDS[17] and session.batches == [1, 4]
-
-
-def test_crops_cut_aside_that_read_another_card_leave_the_read_unsure():
-    session = _Looks([(17, 0.93)], [(17, 0.999)] * 3 + [(21, 0.999)])
-    (look,) = _reader_of(session).read([_crop(ALL_CARDS[17])])
-    assert look.reading.card is None and look.reading.candidates[0][0] == ALL_CARDS[17]
-
-
-def test_sure_and_hopeless_reads_are_read_once():
-    """A sure read needs no second look, nor one whose best card has under SECOND_LOOK."""
-    from vision.read import SECOND_LOOK
-
-    session = _Looks([(17, 0.99), (5, SECOND_LOOK / 2)])
-    looks = _reader_of(session).read([_crop(ALL_CARDS[17]), _crop(ALL_CARDS[5])])
-    assert [lk.reading.card for lk in looks] == [ALL_CARDS[17], None]
-    assert session.batches == [2]

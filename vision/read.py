@@ -8,9 +8,7 @@ Every crop is read twice, as cut and turned round. The two looks must name the s
 card's layout shows its value more than once: its big numeral and its indices, or a scoring
 card's two halves, and the two looks weigh them differently); their probabilities are combined
 (geometric mean), then calibrated. Below the calibrated line the answer is `unknown`, an
-abstention that still carries the honest candidates. A read left unsure is read again in four
-copies of its crop cut a pixel and a half aside and decided again from all the looks, which must
-all name the same card (SECOND_LOOK). A taught reader (a deck file, vision.teach)
+abstention that still carries the honest candidates. A taught reader (a deck file, vision.teach)
 reads with the deck's own head and keeps the zero-shot head as a second opinion: where the deck
 is unsure, a sure zero-shot read of the deck's best guess is taken; where both are sure of
 different cards, neither is; and a sure taught read stands only where the general reader ranks
@@ -35,7 +33,6 @@ import math
 from pathlib import Path
 from typing import NamedTuple
 
-import cv2
 import numpy as np
 
 from vision.colour import colour_features
@@ -75,17 +72,6 @@ BOTH_TAUGHT, BOTH_ZERO = 0.97, 0.6
 # designs, taught (seeds 2027 and 2028, 600 frames): three such boxes on cards (0.23, 0.23 and
 # 0.47: zeros half under another card or in the dark, a 1 under a hand), one on no card (0.001).
 NOT_NO_CARD = 0.2
-# A box whose "no card" probability reaches NOT_A_CARD shows no card.
-NOT_A_CARD = 0.5
-# A read left unsure whose first card has SECOND_LOOK or more (and is not likely no card) is read
-# again in copies of its crop shifted by SHIFT pixels each way, and decided again from all the
-# looks' probabilities combined (geometric mean): the reader's confidence moves by a few hundredths
-# when a crop is cut a pixel aside, and a read unsure in one cut is sure in the others only where
-# they all agree. Calib designs (seeds 2026-2028, 6,085 cards, 28 Nov): zero-shot 36 more read
-# right and taught 9 more, none wrong. On seed 2026, zero-shot: scaled copies too (4 % each way)
-# read 1 more right; averaged probabilities 5 fewer.
-SECOND_LOOK = 0.2
-SHIFT = 1.5
 # A deck of other games' cards is confirmed by the games reader alone: tuned on the calib
 # designs of Attacke and playing cards (taught, 300 frames each): 0.95 gave 95.7 % and 97.6 %
 # right, 0.8 97.0 % and 97.8 %, with no more wrong reads (0 and 1); 0.5 one more wrong.
@@ -280,36 +266,23 @@ class Reader:
         """A reading and the upright quarter turns for each READ_W x READ_H crop."""
         if not crops:
             return []
-        first = self.probabilities(crops)
-        looks = [self._look(crops[i], *(a[i] for a in first)) for i in range(len(crops))]
-        again = [i for i, look in enumerate(looks) if look.reading.label is None
-                 and look.reading.confidence >= SECOND_LOOK and look.no_card < NOT_A_CARD]
-        if again:
-            views = self.probabilities([v for i in again for v in shifted(crops[i])])
-            n = len(views[0]) // len(again)
-            for k, i in enumerate(again):
-                rows = slice(k * n, (k + 1) * n)
-                (q0, agree0), (qt, agree_t) = (
-                    merged(np.vstack([first[j][i][None], views[j][rows]]),
-                           np.append(first[j + 1][i], views[j + 1][rows])) for j in (0, 2))
-                look = self._look(crops[i], q0, agree0, qt, agree_t)
-                if look.reading.label is not None:
-                    looks[i] = look
-        return _past_glare(looks, crops)
-
-    def _look(self, crop: np.ndarray, q0: np.ndarray, agree0: bool, qt: np.ndarray,
-              agree_t: bool) -> Look:
-        """One crop's look from its probabilities (zero-shot and taught, `probabilities`)."""
+        q0, agree0, qt, agree_t = self.probabilities(crops)
         names = None if self.tightrope else self.names
-        if self.deck is None:
-            return reading_of(q0, bool(agree0), self.line, names)
-        taught = reading_of(qt, bool(agree_t), self.deck.head.line, names)
-        if self.columns is None:  # the network does not know the deck's cards
-            return taught
-        zero = reading_of(q0, bool(agree0), self.line, names)
-        look = _second_opinion(taught, zero, self.confirm)
-        return look if look.reading.label is not None else \
-            self._by_photos(crop, taught, zero, look)
+        out = []
+        for i in range(len(crops)):
+            if self.deck is None:
+                out.append(reading_of(q0[i], bool(agree0[i]), self.line, names))
+                continue
+            taught = reading_of(qt[i], bool(agree_t[i]), self.deck.head.line, names)
+            if self.columns is None:  # the network does not know the deck's cards
+                out.append(taught)
+                continue
+            zero = reading_of(q0[i], bool(agree0[i]), self.line, names)
+            look = _second_opinion(taught, zero, self.confirm)
+            if look.reading.label is None:
+                look = self._by_photos(crops[i], taught, zero, look)
+            out.append(look)
+        return _past_glare(out, crops)
 
     @functools.cached_property
     def photos(self) -> Photos | None:
@@ -390,22 +363,6 @@ def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
     # differ only in which way up the card lies, which one photo a card may not teach, and
     # which the general reader (trained on hundreds of layouts) confirms
     return _unsure(taught)
-
-
-def shifted(crop: np.ndarray) -> list[np.ndarray]:
-    """The crop cut SHIFT pixels right, left, down and up (its edge repeated into the gap)."""
-    h, w = crop.shape[:2]
-    return [cv2.warpAffine(crop, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (w, h),
-                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            for dx, dy in ((SHIFT, 0), (-SHIFT, 0), (0, SHIFT), (0, -SHIFT))]
-
-
-def merged(q: np.ndarray, agree: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Several looks' probabilities (rows) of one crop as one (normalised geometric mean), and
-    whether they agree: each look's two reads (`agree`), and all looks on the same first card."""
-    m = np.exp(np.log(q + 1e-12).mean(axis=0))
-    same = len(set(per_card(q).argmax(axis=1).tolist())) == 1
-    return m / m.sum(), bool(agree.all()) and same
 
 
 def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:

@@ -20,11 +20,12 @@ import numpy as np
 
 from vision.detect import Detection, Detector
 from vision.geometry import Box, box_of_quad, covered, iou, rectify, turned
-from vision.read import NOT_A_CARD, Look, Reader
+from vision.read import Look, Reader
 from vision.types import CardId, Reading
 
 SAME_BOX = 0.5      # boxes overlapping more than this are one card
 SAME_CARD = 1.2     # one card read twice within this many card widths is one card
+NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no card
 PART_OF = 0.7       # an unsure box this much inside surely read cards is a part of them
 SMALLER = 0.8       # ... and a box of less than this card's area this much inside it, too
 PILE = 0.9          # a surely read box this much inside other surely read cards lies across them

@@ -44,8 +44,9 @@ import numpy as np
 
 from vision.detect import Detection, Detector, check_frame
 from vision.geometry import card_width, covered, iou, rectify, turned
-from vision.read import NOT_A_CARD, Look, Reader
+from vision.read import Look, Reader
 from vision.recognize import (
+    NOT_A_CARD,
     SAME_BOX,
     a_zero,
     across_a_pile,
