@@ -46,6 +46,11 @@ from vision.types import ALL_CARDS, GUESSES, Reading
 N_CARDS = len(ALL_CARDS)
 REJECT = 2 * N_CARDS
 LEAD = 4.0  # the zero-shot reader settles a taught read only this far ahead of its runner-up
+# A reading's candidates are its first GUESSES and every other card with CANDIDATE or more: a
+# game's narrowing conditions on what its rules rule out, and the five first left a read's spread
+# tail (0.021 of a 6 read at 0.69, design 11, zero-shot) counted as cards the rules allow. What
+# is left out (at most 0.006) still counts so. Every card would cost 60 us a read more.
+CANDIDATE = 1e-4
 # A taught Tightrope read is sure where the general reader ranks the same card first at CONFIRM
 # or more, or where its deck's head gives it FLOOR or more, the general reader is not sure of
 # another card, and the crop lies nearer the deck's photo of the card than of each of the
@@ -147,18 +152,20 @@ def reading_of(q: np.ndarray, agree: bool, line: float,
     Tightrope cards, or (`names`: another game's deck, the classes' names) by name."""
     cards = per_card(q[None])[0]
     k = len(cards) - 1
-    order = np.argsort(-cards[:k])  # every card: the game's narrowing conditions on them
-    best = int(order[0])
+    p = cards.tolist()
+    order = [i for n, i in enumerate(np.argsort(-cards[:k]).tolist())
+             if n < GUESSES or p[i] >= CANDIDATE]
+    best = order[0]
     turns = 0 if q[2 * best] >= q[2 * best + 1] else 2
-    conf = float(cards[best])
-    sure = agree and conf >= line and conf > float(cards[k])
+    sure = agree and p[best] >= line and p[best] > p[k]
+    probs = [p[i] for i in order]
     if names is not None:
-        named = tuple((names[i], float(cards[i])) for i in order)
-        return Look(Reading.of_name(names[best] if sure else None, conf, named, line), turns,
-                    float(cards[k]))
-    candidates = tuple((ALL_CARDS[i], float(cards[i])) for i in order)
-    reading = Reading.of(ALL_CARDS[best] if sure else None, conf, candidates, line)
-    return Look(reading, turns, float(cards[k]))
+        named = tuple(zip([names[i] for i in order], probs, strict=True))
+        return Look(Reading.of_name(names[best] if sure else None, p[best], named, line), turns,
+                    p[k])
+    candidates = tuple(zip([ALL_CARDS[i] for i in order], probs, strict=True))
+    return Look(Reading.of(ALL_CARDS[best] if sure else None, p[best], candidates, line), turns,
+                p[k])
 
 
 @functools.cache

@@ -9,6 +9,7 @@ appearing or going. The referee imports these and nothing else from vision's ins
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -50,7 +51,7 @@ class CardId:
                 f"no such card: kind={self.kind!r} value={self.value!r} colour={self.colour!r}"
             )
 
-    @property
+    @functools.cached_property
     def label(self) -> str:
         """Teach-folder stem: "number-17", "scoring-4", "scoring-0-blue"."""
         base = f"{self.kind}-{self.value}"
@@ -84,10 +85,10 @@ ALL_CARDS: tuple[CardId, ...] = (
 @dataclass(frozen=True)
 class Reading:
     """The reader's answer for one crop. `kind` "unknown" is an abstention: `candidates` still
-    hold its honest guesses, best first, with their probabilities: every card of the deck, so
-    that what the game rules out is known to the last share (the first GUESSES are the ones
-    worth naming). `line` is the reader's confidence line: nobody downstream (the game's
-    narrowing) may take a card on less.
+    hold its honest guesses, best first, with their probabilities: each card the reader gives a
+    share worth counting (vision.read.CANDIDATE), so that what the game rules out is known
+    nearly to the last share; the first GUESSES are the ones worth naming. `line` is the
+    reader's confidence line: nobody downstream (the game's narrowing) may take a card on less.
 
     `label` and `named` name the card in any deck: `label` is the sure card's name (None where
     the reader abstains), `named` the candidates by name, best first, with their probabilities.
