@@ -20,8 +20,8 @@ Kind = Literal["number", "scoring"]
 Colour = Literal["blue", "red"]
 
 NUMBER_MAX = 50
-GUESSES = 5  # a reading's first candidates: the guesses worth naming
 SCORING_MAX = 9
+GUESSES = 5  # a reading's first candidates: the guesses worth naming
 
 
 class CardLabelError(ValueError):
