@@ -117,6 +117,30 @@ def test_a_taught_read_is_sure_where_the_general_reader_confirms_it(zero_card, z
     assert (got.card == taught_card) if sure else got.card is None
 
 
+@pytest.mark.parametrize("zero, first_p, three_p, line", [
+    ("scoring", 0.86, 0.10, 0.947),     # the value confirmed, the kind doubted: where it lies
+    ("scoring", 0.40, 0.10, math.inf),  # too unsure of the value to confirm it: asked
+    ("number", 0.86, 0.10, math.inf),   # another value first (13): asked, as before
+])
+def test_a_taught_read_whose_kind_the_general_reader_doubts_is_left_to_where_it_lies(
+        zero, first_p, three_p, line):
+    """Design 11, taught: Dora's 3, read 3 at 0.99 by the deck and as a scoring 3 (0.86) or the
+    3 (0.10) by the general reader, was asked about every time. The two agree on the value; a
+    number card in a seat's place and a scoring card in the row tell the kind (the game's
+    narrowing), so the read is unsure on the deck's own line, not on none."""
+    from vision.read import Look, _second_opinion
+    from vision.types import CardId, Reading
+
+    three = CardId("number", 3)
+    taught = Look(Reading.of(three, 0.987, ((three, 0.987), (CardId("scoring", 3), 0.011)),
+                             0.947), 0, 0.0)
+    first = CardId("scoring", 3) if zero == "scoring" else CardId("number", 13)
+    zero_read = Look(Reading.of(None, first_p, ((first, first_p), (three, three_p)), 0.977),
+                     0, 0.0)
+    got = _second_opinion(taught, zero_read).reading
+    assert got.card is None and got.line == line and got.candidates[0] == (three, 0.987)
+
+
 @pytest.mark.parametrize("card_p, no_card, taken, a_card", [
     (0.60, 0.39, True, True),    # the deck unsure, but the general reader sure of its first card
     (0.26, 0.74, False, True),   # the deck leans to no card, yet gives the card a fair share:

@@ -14,7 +14,9 @@ is unsure, a sure zero-shot read of the deck's best guess is taken; where both a
 different cards, neither is; and a sure taught read stands only where the general reader ranks
 the same card first, at CONFIRM or more (or a little less where the deck's head is nearly sure of
 it too), or where the crop lies nearer the deck's own photo of the card than of each of its
-rivals (vision.compare: the deck's last word).
+rivals (vision.compare: the deck's last word). Where the general reader confirms the value but
+takes the card for the other kind (a number 3 for a scoring 3), the read is unsure on the deck's
+own line: where the card lies tells the kind, and the game's narrowing may take it there.
 
 Other games' cards (Attacke's `red-7`, a playing card's `QH`) are read by a second network,
 `reader-games` (GAMES_NETWORK), trained the same way on those decks: zero-shot it reads a deck of
@@ -344,7 +346,8 @@ def deck_input(deck: Deck, embedding: np.ndarray, crops: list[np.ndarray]) -> np
 
 def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
     """The taught read, checked by the zero-shot one (which must rank the same card first, at
-    `confirm` or more, or at BOTH_ZERO where the deck's head gives it BOTH_TAUGHT)."""
+    `confirm` or more, or at BOTH_ZERO where the deck's head gives it BOTH_TAUGHT; a card of the
+    same value but the other kind leaves the kind to where the card lies)."""
     t, z = taught.reading, zero.reading
     if t.label is None:
         # unsure of its deck, but the general reader is sure of the same card, which the deck
@@ -361,15 +364,36 @@ def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
                 # or less
                 return _unsure(zero)
         return taught  # unsure, or torn between two cards its deck prints alike (a 6 and a 9)
-    if z.named and z.named[0][0] == t.label and (
-            z.named[0][1] >= confirm or
-            (t.confidence >= BOTH_TAUGHT and z.named[0][1] >= BOTH_ZERO)):
+    if z.named and z.named[0][0] == t.label and _confirms(z.named[0][1], t.confidence, confirm):
         return taught
+    if _of_its_value(t, z, confirm):
+        # the two agree on the value, not on the kind (an unseen design whose number cards the
+        # general reader takes for scoring cards): where the card lies says which, a number card
+        # in a seat's place, a scoring card in the row. Unsure on the deck's own line, so that
+        # the game's narrowing may take the card there (design 11, taught: a 3 the deck read at
+        # 0.99 and the general reader as a scoring 3, 0.86, and as the 3, 0.10)
+        return taught._replace(reading=Reading.of(None, t.confidence, t.candidates, t.line))
     # the general reader sure of another card; a card half hidden or a typeface that fools
     # the deck's head (its photos may settle it: Reader._by_photos); or a 6 and a 9, which
     # differ only in which way up the card lies, which one photo a card may not teach, and
     # which the general reader (trained on hundreds of layouts) confirms
     return _unsure(taught)
+
+
+def _confirms(zero_p: float, taught_p: float, confirm: float) -> bool:
+    """The general reader's share `zero_p` confirms a sure taught read of `taught_p`."""
+    return zero_p >= confirm or (taught_p >= BOTH_TAUGHT and zero_p >= BOTH_ZERO)
+
+
+def _of_its_value(t: Reading, z: Reading, confirm: float) -> bool:
+    """The general reader ranks first a card of the taught card's value but of the other kind,
+    and gives that value (either kind) a share that confirms the taught read."""
+    card = t.card
+    first = z.candidates[0][0] if z.candidates else None
+    if card is None or first is None or first.value != card.value or first.kind == card.kind:
+        return False
+    share = sum(p for c, p in z.candidates if c.value == card.value and c.colour is None)
+    return _confirms(share, t.confidence, confirm)
 
 
 def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
