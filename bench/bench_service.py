@@ -38,7 +38,9 @@ from companion.games.tightrope.randgame import random_game  # noqa: E402
 from companion.games.tightrope.rules import Game, Variant  # noqa: E402
 from companion.games.tightrope.views import replay_json  # noqa: E402
 from companion.hub import Hub  # noqa: E402
+from companion.keep import TrickPhotos  # noqa: E402
 from companion.referee import Referee  # noqa: E402
+from companion.service import cap_malloc_heaps  # noqa: E402
 from companion.store import Store  # noqa: E402
 from vision.read import Reader  # noqa: E402
 from vision.watch import TableWatcher  # noqa: E402
@@ -63,10 +65,12 @@ def _trick_ready_frames(truth: list[dict]) -> list[int]:
 
 def loop_latency(events: list, footage: Path, work: Path) -> dict:
     cv2.setNumThreads(1)
+    cap_malloc_heaps()  # as the service does (companion.service)
     frames = sorted(footage.glob("frame_*.jpg"))
     truth = [json.loads(line) for line in (footage / "truth.jsonl").read_text().splitlines()]
     store = Store(work / "bench.db")
-    referee = Referee(store, Hub(), photo_dir=work / "photos")
+    referee = Referee(store, Hub())
+    referee.subscribe(TrickPhotos(work / "photos", store))
     referee.call(NewGame(events[0]))
     watcher = TableWatcher(load_zones(footage / "zones.json"), Reader.zero_shot(), fps=FPS)
     scored_at: list[int] = []

@@ -7,6 +7,8 @@ threads and the web server's request threads — all but the referee only enqueu
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
 import socket
@@ -30,6 +32,8 @@ from .lessons import Lessons
 from .record import RecordError, iter_lines
 from .referee import Referee
 from .store import Store
+
+M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h): how many heaps threads share
 
 
 class StartError(ValueError):
@@ -131,8 +135,20 @@ def writable_record(path: Path | None) -> Path | None:
     return path
 
 
+def cap_malloc_heaps() -> None:
+    """Cap glibc's malloc (Raspberry Pi OS, most Linux) at two heaps. Each thread that allocates
+    frames (camera, watcher, web) gets a heap of its own, which keeps what it freed: two took the
+    whole service from 147 to 141.5 MB (median; peak 151 to 147, bench_service) at no cost a
+    frame. (Trimming them too, M_TRIM_THRESHOLD, gave 132 MB but maps each frame afresh: 1.5 ms
+    more a loop turn.) Call it before any thread starts; where the C library is not glibc it does
+    nothing."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, 2)
+
+
 class Companion:
     def __init__(self, options: Options) -> None:
+        cap_malloc_heaps()
         self.options = options
         cfg = options.config
         data_folder(cfg.data_dir)
