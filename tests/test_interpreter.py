@@ -639,3 +639,20 @@ def test_a_read_whose_other_cards_the_rules_rule_out_is_certain_to_the_last_shar
     legal = {number(6): 6}.get
     assert narrow(reading, legal)[0] == 6
     assert narrow(Reading.of(None, 0.693, first, 0.977), legal)[0] is None
+
+
+def test_a_read_left_to_where_it_lies_is_the_number_card_in_a_seat_s_place():
+    """A taught read the deck is sure of (the 3, 0.987) and the general reader takes for a
+    scoring 3 comes unsure on the deck's own line (vision.read): in a seat's place only the
+    number card can lie, so the 3 is played; the same read in the scoring row is asked."""
+    three, scoring_three = number(3), scoring(3)
+    rest = [(c, 0.002 / 59) for c in ALL_CARDS if c not in (three, scoring_three)]
+    read = Reading.of(None, 0.987, ((three, 0.987), (scoring_three, 0.011), *rest), 0.947)
+    t = Table()
+    track = t.lay("scoring", read)
+    t.wait(SCORING_SETTLE_S)
+    assert not t.game.revealed and f"card:{track}" in t.questions
+    t.answer(f"card:{track}", choice_id(ScoringCard(5)))
+    t.wait(SCORING_SETTLE_S)
+    t.lay(t.game.leader, read)
+    assert [p.card for p in t.game.trick_plays] == [3]
