@@ -195,6 +195,8 @@ def test_a_question_a_later_sure_read_answers_is_withdrawn():
 
 
 def test_a_card_read_as_one_already_played_is_asked_with_the_truth_among_the_choices():
+    """... and once named, the read the person overruled is not asked about again (design 57,
+    zero-shot: "counted as 8 and now reads as 3" at once after "the camera read 3")."""
     t = Table()
     reveal_and_play(t, 5, [10, 20, 30])
     for k in range(1, 4):  # clear the first trick
@@ -208,6 +210,10 @@ def test_a_card_read_as_one_already_played_is_asked_with_the_truth_among_the_cho
     assert "card:44" in [c.id for c in q.choices]
     t.answer(q.key, "card:44")
     assert t.game.trick_plays[0].card == 44
+    t.lay(leader, sure(number(20)), track=track)  # read again as the 20 the person overruled
+    assert f"again:{track}" not in t.questions
+    t.lay(leader, sure(number(40)), track=track)  # a new read is asked about
+    assert [c.id for c in t.questions[f"again:{track}"].choices] == ["card:44", "card:40"]
 
 
 def test_a_card_the_reader_is_sure_of_below_its_heads_line_is_taken_where_the_rules_allow_it():

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from vision.types import Reading
+from vision.types import CardId, Reading
 
 from .rules import ScoringCard
 
@@ -43,6 +43,7 @@ class Card:
     named: Stands | None = None      # what a person said it is
     by_person: bool = False          # counted on a person's word, not the camera's read
     confirmed: bool = False          # a person kept what it counts as: never asked again
+    overruled: CardId | None = None  # the sure read a person's answer overruled: not asked again
     refused: str = ""                # why the rules refused what it was taken for
 
     @property

@@ -291,7 +291,10 @@ class Interpreter:
         if isinstance(stands, ScoringCard) and card.round in (-1, game.round_index) \
                 and stands not in game.remaining_scoring():
             raise AnswerError(f"R5: the {label(stands)} was already revealed this round")
-        card.named, card.refused = stands, ""
+        # the person saw the camera's read in the question and named another card: the same
+        # read is not asked about again once the card counts ("counted as 8 and now reads as
+        # 3", at once after "the camera read 3, which the rules do not allow now")
+        card.named, card.refused, card.overruled = stands, "", sure_card(card.reading)
 
     def _name_missing(self, key: str, stands: Stands | None, game: Game, choice: str,
                       t: float) -> None:
@@ -590,7 +593,8 @@ class Interpreter:
             if not c.present or c.reading is None:
                 continue
             read = sure_card(c.reading)
-            if c.status == "counted" and c.round == r and read is not None and not c.confirmed:
+            if c.status == "counted" and c.round == r and read is not None \
+                    and read != c.overruled and not c.confirmed:
                 now = scoring_of(read) if c.seat is None else number_of(read)
                 if now is not None and now != c.counts_as and c.counts_as is not None:
                     place = ("in the scoring row" if c.seat is None
