@@ -1,12 +1,14 @@
 """A glare over half a card's face: what it hides may tell two cards apart, so the crop is
 read unsure whatever the network says, and the table is asked."""
 
+import math
+
 import cv2
 import numpy as np
 import pytest
 
 from vision.geometry import rectify
-from vision.glare import WASHED_OUT, washed_out
+from vision.glare import GLARED, WASHED_OUT, washed_out
 from vision.network import Network, bundled
 from vision.read import Reader
 from vision.sim.scene import Conditions, Placement, render_frame
@@ -78,3 +80,26 @@ def test_a_sure_read_under_a_glare_is_asked_with_its_candidates_kept(crop):
     look = reader.read([glared(crop)])[0]
     assert look.reading.label is None
     assert look.reading.named[0][0] == "number-38"
+
+
+class _UnsureOf38(_SureOf38):
+    """... reading every crop as a 38 at 0.9 and a 36 at 0.1: unsure."""
+
+    def run(self, _outputs, feeds):
+        logits, embedding = super().run(_outputs, feeds)
+        n = len(logits) // 2
+        logits[:n, 2 * 35] = logits[n:, 2 * 35 + 1] = 10.0 - np.log(9.0)  # number-36
+        return [logits, embedding]
+
+
+def test_an_unsure_read_under_a_glare_is_never_narrowed_by_the_rules(crop):
+    """A glare on the table boxed as a card read as a red zero at 0.93, the blue zero revealed:
+    the rules left only the red one (design 88, felt). Under a glare an unsure read has no line
+    a game's narrowing could lift it over; one in clear light keeps the reader's."""
+    reader = Reader(Network("reader", _UnsureOf38(), bundled("reader").meta))
+    clear = reader.read([crop])[0].reading
+    assert clear.label is None and clear.named[0][0] == "number-38"
+    assert clear.line == reader.line
+    small = glared(crop, radius=18)
+    assert GLARED <= share(small) < WASHED_OUT
+    assert reader.read([small])[0].reading.line == math.inf

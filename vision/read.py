@@ -41,7 +41,7 @@ from vision.colour import colour_features
 from vision.compare import Photos
 from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head
 from vision.geometry import READ_H, READ_W
-from vision.glare import WASHED_OUT, washed_out
+from vision.glare import GLARED, WASHED_OUT, washed_out
 from vision.network import MODEL_DIR, ModelError, Network, bundled, normalise
 from vision.types import ALL_CARDS, GUESSES, Reading
 
@@ -397,15 +397,15 @@ def _of_its_value(t: Reading, z: Reading, confirm: float) -> bool:
 
 
 def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
-    """Sure looks stay sure unless a glare washed out half the card's face (vision.glare)."""
-    sure = [i for i, look in enumerate(looks) if look.reading.label is not None]
-    if not sure:
-        return looks
-    washed = washed_out(np.stack([crops[i] for i in sure]))
+    """Sure looks stay sure unless a glare washed out half the card's face, and unsure looks
+    stay unsure whatever a game's rules rule out where it washed out GLARED of it (vision.glare):
+    they are read on no line (math.inf)."""
+    washed = washed_out(np.stack(crops))
     out = list(looks)
-    for i, share in zip(sure, washed, strict=True):
-        if share >= WASHED_OUT:
-            out[i] = _unsure(looks[i])
+    for i, (look, share) in enumerate(zip(looks, washed, strict=True)):
+        line = WASHED_OUT if look.reading.label is not None else GLARED
+        if share >= line and look.reading.line != math.inf:
+            out[i] = _unsure(look)
     return out
 
 
