@@ -103,3 +103,26 @@ def test_an_unsure_read_under_a_glare_is_never_narrowed_by_the_rules(crop):
     small = glared(crop, radius=18)
     assert GLARED <= share(small) < WASHED_OUT
     assert reader.read([small])[0].reading.line == math.inf
+
+
+class _SureOfRedZero(_SureOf38):
+    """... reading every crop as a red zero, surely."""
+
+    def run(self, _outputs, feeds):
+        logits, embedding = super().run(_outputs, feeds)
+        n = len(logits) // 2
+        red_zero = bundled("reader").meta["classes"].index("scoring-0-red")
+        logits[:n, 2 * 37] = logits[n:, 2 * 37 + 1] = -10.0
+        logits[:n, 2 * red_zero] = logits[n:, 2 * red_zero + 1] = 10.0
+        return [logits, embedding]
+
+
+def test_a_zero_is_read_unsure_under_less_glare_than_other_cards(crop):
+    """A glare's halo on the bare table is a ring, as a zero's face is."""
+    some = glared(crop, radius=18)
+    assert GLARED <= share(some) < WASHED_OUT
+    zero = Reader(Network("reader", _SureOfRedZero(), bundled("reader").meta))
+    assert zero.read([crop])[0].reading.label == "scoring-0-red"
+    assert zero.read([some])[0].reading.label is None
+    other = Reader(Network("reader", _SureOf38(), bundled("reader").meta))
+    assert other.read([some])[0].reading.label == "number-38"

@@ -6,7 +6,9 @@ clubs, read surely as the four; solo bench, unseen design, seed 5), so such a cr
 unsure and the table is asked. A read already unsure is not made sure by what a game's rules
 rule out where a glare washed out GLARED of the face: a glare on the bare table, boxed as a
 card, reads as a red zero (0.93; unseen design 88 on felt, its ring the glare's halo), and with
-the blue zero revealed the rules left only the red one. The stock's brightness is taken from
+the blue zero revealed the rules left only the red one. A zero is read surely only where less
+than GLARED of it is washed out: its face is a ring, as that glare's halo was (on the calib
+designs 1 of 276 zeros read right is so washed out). The stock's brightness is taken from
 strips just inside the card's edges, which a glare over the middle leaves as they were; a card
 lit evenly bright is not washed out, its pips and strokes still stand out from its stock.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 WASHED_OUT = 0.5     # a crop whose face is this much lost in a glare is read unsure
-GLARED = 0.3         # ... and an unsure read of one this much lost is not narrowed by the rules
+GLARED = 0.3         # ... a zero, or an unsure read (no narrowing then), this much lost
 RING = (0.03, 0.10)  # the card's stock: strips this far in from each edge (of its length),
 SIDE = 0.15          # leaving this much of each end out (rounded corners show the table)
 FACE = 0.12          # the face: the crop inside this margin

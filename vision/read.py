@@ -397,13 +397,16 @@ def _of_its_value(t: Reading, z: Reading, confirm: float) -> bool:
 
 
 def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
-    """Sure looks stay sure unless a glare washed out half the card's face, and unsure looks
-    stay unsure whatever a game's rules rule out where it washed out GLARED of it (vision.glare):
+    """Sure looks stay sure unless a glare washed out half the card's face, or GLARED of a
+    zero's (a glare's halo on the bare table is a ring, as a zero's face is); unsure looks stay
+    unsure whatever a game's rules rule out where it washed out GLARED of it (vision.glare):
     they are read on no line (math.inf)."""
     washed = washed_out(np.stack(crops))
     out = list(looks)
     for i, (look, share) in enumerate(zip(looks, washed, strict=True)):
-        line = WASHED_OUT if look.reading.label is not None else GLARED
+        card = look.reading.card
+        ring = card is not None and card.kind == "scoring" and card.value == 0
+        line = WASHED_OUT if look.reading.label is not None and not ring else GLARED
         if share >= line and look.reading.line != math.inf:
             out[i] = _unsure(look)
     return out
