@@ -184,6 +184,24 @@ def test_an_unsure_scoring_card_is_asked_with_every_card_left_ranked():
     assert t.game.trick_value == 9 and not t.questions
 
 
+def test_a_zero_is_never_taken_on_what_the_rules_rule_out():
+    """A scoring 9's red half, below a zero, read as a red zero at 0.96 (design 52, printed
+    cloth): ruling out the number cards would lift it over the line, but a zero counts only on
+    the reader's own word. The table is asked, and "not a new scoring card" is a choice."""
+    t = Table()
+    almost = unsure((scoring(0, "red"), 0.963), (number(10), 0.03))
+    track = t.lay("scoring", almost)
+    t.wait(SCORING_SETTLE_S)
+    q = t.questions[f"card:{track}"]
+    ids = [c.id for c in q.choices]
+    assert ids[0] == "scoring:red0" and ids[-1] == "none" and t.game.trick_scoring == ()
+    t.answer(q.key, "none")
+    assert t.game.trick_scoring == () and not t.questions
+    value = t.lay("scoring", unsure((scoring(5), 0.963), (number(10), 0.03)))
+    t.wait(SCORING_SETTLE_S)  # a value card is still narrowed: the number cards ruled out
+    assert t.game.trick_value == 5 and f"card:{value}" not in t.questions
+
+
 def test_a_question_a_later_sure_read_answers_is_withdrawn():
     t = Table()
     track = t.lay("scoring", unsure((scoring(6), 0.5), (scoring(9), 0.4)))

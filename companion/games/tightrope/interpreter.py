@@ -80,12 +80,18 @@ def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
     rules out is removed. A card is certain only where its conditioned probability also reaches
     the reader's own line: what the game rules out can lift an unsure read over it, nothing
     lowers it. A card the reader itself is sure of (its deck's photos may settle a read its head
-    gives less than the line) is certain where the rules allow it, as in the other games."""
+    gives less than the line) is certain where the rules allow it, as in the other games; a
+    zero is certain only so."""
     ranked = [(card, p) for cand, p in reading.candidates if (card := legal(cand)) is not None]
     if not ranked:
         return None, []
     if reading.card is not None and legal(reading.card) == ranked[0][0]:
         return ranked[0][0], ranked
+    if isinstance(ranked[0][0], ScoringCard) and ranked[0][0].is_zero:
+        # a zero only on the reader's own word: what is no card at all reads as one (a lamp's
+        # glare on the bare row, its halo a ring, 0.93; a scoring 9's red half below a zero,
+        # 0.96), and ruling out the number cards and the other zero lifted both over the line
+        return None, ranked
     ruled_out = sum(p for cand, p in reading.candidates if legal(cand) is None)
     mass = max(1.0 - ruled_out, 1e-9)
     conditioned = [(card, p / mass) for card, p in ranked]
