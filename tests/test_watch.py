@@ -547,6 +547,86 @@ def test_a_card_taken_from_a_busy_cloth_is_removed_though_the_cloth_reads_as_som
     assert w.cards() == []
 
 
+class _BusyCloth:
+    """A checked cloth a reader never taught the deck reads as some card, a card (light, plain)
+    at `card`, boxed where `box` says (the detector sees it while `blind` is False)."""
+
+    def __init__(self) -> None:
+        from vision.detect import Detection
+        from vision.geometry import Box
+
+        self.card = Box(200, 150, 80, 123, np.pi / 2)
+        self.box, self.blind, self._detection = self.card, True, Detection
+        yy, xx = np.mgrid[0:300, 0:400]
+        self.bare = np.where((((yy // 12) + (xx // 12)) % 2 == 0)[..., None],
+                             np.uint8([40, 40, 160]), np.uint8([230, 230, 230])).astype(np.uint8)
+        self.laid = self.bare.copy()
+        cv2.fillConvexPoly(self.laid, self.card.quad().astype(np.int32), (200, 220, 225))
+
+    def find(self, frame):
+        return [] if self.blind else [self._detection(self.box, 0.9)]
+
+    def watcher(self) -> TableWatcher:
+        sure = Reading.of_name("green-7", 0.99, (("green-7", 0.99),), 0.99)
+        some = Reading.of_name(None, 0.2, (("green-7", 0.2), ("red-3", 0.2)), 0.99)
+
+        class ClothIsSomeCard:
+            tightrope = False
+
+            def read(self, crops):
+                return [Look(sure, 0, 0.0) if c.std() < 20 else Look(some, 0, 0.4)
+                        for c in crops]
+
+        return TableWatcher(None, ClothIsSomeCard(), fps=10.0, detector=self)  # type: ignore[arg-type]
+
+    @staticmethod
+    def hand(under: np.ndarray, k: int) -> np.ndarray:
+        frame = under.copy()
+        cv2.circle(frame, (120 + 15 * k, 150), 70, (90, 140, 200), -1)
+        return frame
+
+
+def test_a_hand_that_pauses_a_frame_is_not_taken_for_the_bare_table():
+    """The hand laying a card paused for one frame over its place: that frame is no picture of
+    the bare table, so once the card is taken away its place still looks as it did before the
+    hand came, and the card is removed (design 52, printed cloth: Ben's 4 stayed, and his 3
+    laid there next was taken for it read anew)."""
+    cloth = _BusyCloth()
+    w = cloth.watcher()
+    hand = [cloth.hand(cloth.bare, k) for k in range(3)]
+    paused = [hand[-1]] * 2  # the second of two alike frames shows nothing moving
+    assert _run(w, [cloth.bare] * 4 + hand + paused + [cloth.hand(cloth.bare, 4)]) == []
+    cloth.blind = False
+    assert [e[1] for e in _run(w, [cloth.laid] * 8)] == ["appeared"]
+    cloth.blind = True
+    taken = [cloth.hand(cloth.laid, k) for k in range(6)]
+    assert [e[1] for e in _run(w, taken + [cloth.bare] * 8)] == ["removed"]
+
+
+def test_a_card_s_bare_place_is_looked_at_where_the_card_was_first_boxed():
+    """The box a card keeps moved 6 px after it was first boxed; its bare place, looked at in
+    the new box, matched the cloth's checks no longer: the card stayed once taken away (design
+    52, printed cloth: Ana's 3)."""
+    from vision.geometry import Box
+
+    cloth = _BusyCloth()
+    w = cloth.watcher()
+    assert _run(w, [cloth.bare] * 4 + [cloth.hand(cloth.bare, k) for k in range(6)]) == []
+    cloth.blind = False
+    assert [e[1] for e in _run(w, [cloth.laid] * 8)] == ["appeared"]
+    cloth.box = Box(206, 150, 80, 123, np.pi / 2)
+    elsewhere = []  # a hand at the far end of the table: the frames are looked at again
+    for k in range(6):
+        frame = cloth.laid.copy()
+        cv2.circle(frame, (330 + 8 * k, 270), 25, (90, 140, 200), -1)
+        elsewhere.append(frame)
+    assert _run(w, elsewhere + [cloth.laid] * 4) == []
+    assert np.allclose(w._tracks[0].det.quad, cloth.box.quad())  # it keeps the new box
+    cloth.blind = True
+    taken = [cloth.hand(cloth.laid, k) for k in range(6)]
+    assert [e[1] for e in _run(w, taken + [cloth.bare] * 8)] == ["removed"]
+
+
 def test_a_card_laid_a_third_over_another_is_seen_where_its_box_is_not_the_card_beneath():
     """A red 4 laid a third of a card's width over a red 3, after a hand: the detector boxes
     only the red 4, and its box is more like a box beside its peak that lies across both (read

@@ -92,7 +92,7 @@ class _Track:
     committed: Observation | None = None
     across: bool = False           # its box lies across a pile of other cards: no card
     thumb: _Thumb | None = field(default=None, repr=False)
-    bare: _Thumb | None = field(default=None, repr=False)  # its place before it was laid
+    bare: _Bare | None = field(default=None, repr=False)  # its place before it was laid
 
     @property
     def reading(self) -> Reading:
@@ -123,6 +123,7 @@ class TableWatcher:
         self._before: np.ndarray | None = None  # the last frame the table lay still in (tiny)
         self._still: np.ndarray | None = None   # ... and in full
         self._table: np.ndarray | None = None   # the table before the hand now over it, in full
+        self._still_for = 0  # frames the table has lain still (a hand may pause a frame: not it)
         self._noise = 3.0
         self._tracks: list[_Track] = []
         self._ids = 0
@@ -156,14 +157,19 @@ class TableWatcher:
         self._busy = bool(motion.any())
         self._moving = self._zones_under(motion) if self._busy else frozenset()
         if self._busy:
-            if self._settled:
+            # the table before this hand: where it lay still as long as a card must, not a
+            # frame a hand paused in (design 52: a hand that paused over Ben's place became his
+            # card's bare place, and the card was never seen taken away)
+            if self._settled and self._still_for >= self.need:
                 self._table = self._still
-            self._settled = False
-        elif self._settled and not any(self._waiting(t) for t in self._tracks):
-            self.stats["still"] += 1
-            for t in self._tracks:
-                t.count += 1
-            return []
+            self._settled, self._still_for = False, 0
+        else:
+            self._still_for += 1
+            if self._settled and not any(self._waiting(t) for t in self._tracks):
+                self.stats["still"] += 1
+                for t in self._tracks:
+                    t.count += 1
+                return []
         self.stats["full"] += 1
         changes = self._full(frame, motion)
         self._settled = not self._busy
@@ -342,13 +348,13 @@ class TableWatcher:
                                    bare=self._bare(frame, det.quad)))
         return self._tracks[-1]
 
-    def _bare(self, frame: np.ndarray, quad: np.ndarray) -> _Thumb | None:
+    def _bare(self, frame: np.ndarray, quad: np.ndarray) -> _Bare | None:
         """How a new card's place looked before the hand that laid it came, where that is
         unlike the card (else the table then is no help: the card lay there already)."""
         if self._table is None or self._table.shape != frame.shape:
             return None
         before = _thumb(self._table, quad)
-        return None if _similar(_thumb(frame, quad), before) else before
+        return None if _similar(_thumb(frame, quad), before) else _Bare(quad, before)
 
     def _new_cards(self, frame: np.ndarray, det: Detection, look: Look, taken: list[np.ndarray],
                    cards: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
@@ -583,7 +589,7 @@ class TableWatcher:
         card was laid, and the reader's "no card" under NOT_A_CARD? A card taken away leaves the
         table bare; one covered leaves cards there. (A busy cloth, floral or checked, reads as
         a little of many cards to a reader never taught the deck; it looks as it did.)"""
-        if t.bare is not None and _similar(_thumb(frame, t.det.quad), t.bare):
+        if t.bare is not None and _similar(_thumb(frame, t.bare.quad), t.bare.thumb):
             return False
         look = self.reader.read([rectify(frame, t.det.quad)])[0]
         self.stats["reads"] += 1
@@ -619,6 +625,15 @@ class _Thumb(NamedTuple):
 
     pattern: np.ndarray
     chroma: np.ndarray
+
+
+class _Bare(NamedTuple):
+    """A card's place before the card was laid, looked at where the card was first boxed: the
+    box it keeps may move a little (design 52: 6 px, and the printed cloth's small shapes then
+    matched no longer, and the card was never seen taken away)."""
+
+    quad: np.ndarray
+    thumb: _Thumb
 
 
 def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
