@@ -370,22 +370,9 @@ class TableWatcher:
             known = cards + [t.det.quad for t in self._tracks if not a_zero(t.look)]
             if half_of_a_known_card(det, look, known):
                 return []  # a half of a card known, or of one its other half showed first
-            if not look.reading.sure and self._read_again(det, look):
-                return []
             return [whole_of_half(frame, self.reader, det, look, known) or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
         return [again] if again is not None else self._fan(frame, det, taken)
-
-    def _read_again(self, det: Detection, look: Look) -> bool:
-        """Does an unsure box's first guess name a card read surely that lies within
-        TWIN_APART card widths (`recognize.near_twins`)? It is that card again: the part of it
-        that peeks out from under a card laid over it (Attacke, seed 17: a shield 7 half under
-        a face-down card, boxed 0.25 card widths off it and read as a shield 7 at 0.60, was
-        asked about and counted twice: a second shield 7 the player never laid)."""
-        if not look.reading.named:
-            return False
-        known = [(t.det.quad, t.reading.label) for t in self._tracks if t.reading.sure]
-        return bool(near_twins(det.quad, look.reading.named[0][0], known, det.box.w))
 
     def _off_card(self, det: Detection, look: Look, taken: list[np.ndarray]) -> bool:
         """Is the detector's own box of a card a hand passed over, unlike the box the card
