@@ -405,9 +405,8 @@ def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
     out = list(looks)
     for i, (look, share) in enumerate(zip(looks, washed, strict=True)):
         card = look.reading.card
-        zero = card is not None and card.kind == "scoring" and card.value == 0
-        line = WASHED_OUT if look.reading.label is not None and not zero else GLARED
-        if share >= line and look.reading.line != math.inf:
+        zero = card is not None and card.is_zero
+        if share >= (WASHED_OUT if look.reading.label is not None and not zero else GLARED):
             out[i] = _unsure(look)
     return out
 

@@ -94,7 +94,7 @@ def look_beside(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
 def a_zero(look: Look) -> bool:
     """Is a look's first candidate a zero (sure or not)? Only Tightrope's reads name CardIds."""
     top = look.reading.candidates[0][0] if look.reading.candidates else None
-    return isinstance(top, CardId) and (top.kind, top.value) == ("scoring", 0)
+    return isinstance(top, CardId) and top.is_zero
 
 
 def half_of_a_known_card(det: Detection, look: Look, cards: Sequence[np.ndarray]) -> bool:

@@ -57,6 +57,11 @@ class CardId:
         base = f"{self.kind}-{self.value}"
         return f"{base}-{self.colour}" if self.colour else base
 
+    @property
+    def is_zero(self) -> bool:
+        """A scoring 0 (blue or red)."""
+        return self.kind == "scoring" and self.value == 0
+
     @classmethod
     def from_label(cls, label: str) -> CardId:
         """Parse a label made by `label`; raises CardLabelError (a ValueError) on anything else."""

@@ -754,7 +754,7 @@ def _zero_read(c: Card) -> bool:
     if isinstance(c.named, ScoringCard):
         return c.named.is_zero
     read = sure_card(c.reading)
-    return read is not None and read.kind == "scoring" and read.value == 0
+    return read is not None and read.is_zero
 
 
 def _ranked(reading: Reading | None, legal: list[Any]) -> list[tuple[Any, float]]:
