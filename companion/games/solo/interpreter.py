@@ -323,13 +323,14 @@ class Interpreter:
         taken back), or its own cards seen anew where they lie while the move's cards lay there
         still (the watcher lost one a while and found it again), read unsure or as that
         card; on a spot, read as any card where that card's own track was lost (no card lies
-        over another: a king of clubs found anew and read surely as the king of spades)."""
+        over another: a king of clubs found anew and read surely as the king of spades). The
+        Rebels' deck is no move's card, even taken away before a move's last card counted."""
         mine = [self.cards[k] for k in tracks if k in self.cards]
         last = max((c.order for c in mine), default=None)
         if last is None:
             return
         for card in self.cards.values():
-            if card.status != "waiting":
+            if card.status != "waiting" or card.zone == DECK:  # its going ends the game (S15)
                 continue
             lying = any(m.zone == card.zone and (m.present or m.gone_t > card.t) for m in mine)
             again = next((m for m in mine if lying and m.zone == card.zone and
