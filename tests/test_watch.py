@@ -320,6 +320,40 @@ def test_a_copy_laid_half_over_its_twin_is_seen_though_its_peak_boxes_both(white
     assert sorted(round(o.center[0]) for o in w.cards()) == [366, 416]
 
 
+def test_the_part_of_a_card_peeking_out_from_under_another_is_not_a_new_card():
+    """A face-down card laid over half of a shield 7: the detector boxed the part of the 7
+    that peeks out, a quarter card off it, and that box read as a shield 7, unsure. It is the
+    7 again, not a second one (Attacke, seed 17: it was asked about, answered shield 7, the
+    player was counted a second shield 7, and the contest went astray). A box as far off as
+    a second copy laid beside it lies is a card of its own."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    card = Box(200, 150, 80, 123, np.pi / 2)
+    sure7 = Reading.of_name("shield-7", 0.99, (("shield-7", 0.99),), 0.9)
+    part7 = Look(Reading.of_name(None, 0.6, (("shield-7", 0.6), ("shield-10", 0.2)), 0.9), 0,
+                 0.0)
+
+    class Card:
+        def find(self, frame):
+            return [Detection(card, 0.9)]
+
+    class Sure7:
+        tightrope = False
+
+        def read(self, crops):
+            return [Look(sure7, 0, 0.0) for _ in crops]
+
+    laid = np.zeros((300, 400, 3), np.uint8)
+    cv2.fillConvexPoly(laid, card.quad().astype(np.int32), (255, 255, 255))
+    w = TableWatcher(None, Sure7(), fps=10.0, detector=Card())  # type: ignore[arg-type]
+    assert [e[1] for e in _run(w, [laid] * 8)] == ["appeared"]
+    part = Detection(Box(220, 150, 80, 123, np.pi / 2), 0.5)
+    assert w._new_cards(laid, part, part7, [], [], smear=False) == []
+    beside = Detection(Box(300, 150, 80, 123, np.pi / 2), 0.5)
+    assert w._new_cards(laid, beside, part7, [], [], smear=False) == [(beside, part7)]
+
+
 def test_a_card_whose_detector_boxes_half_of_it_is_seen_whole():
     """The detector boxes half of a card printed in two halves, lying across: the card it is
     half of is read, committed, and kept while it lies still."""
