@@ -354,6 +354,41 @@ def test_the_part_of_a_card_peeking_out_from_under_another_is_not_a_new_card():
     assert w._new_cards(laid, beside, part7, [], [], smear=False) == [(beside, part7)]
 
 
+def test_a_zero_read_on_a_box_smaller_than_the_cards_is_asked_about():
+    """Design 44 on a white cloth: the red half of the 9 under the blue zero, boxed alone
+    (86 x 57 px where the cards are 76 x 115), read as a red zero at 0.998. A zero is a whole
+    card: so small a box read as one is read unsure (the table is asked); a zero boxed whole
+    stays sure."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    blue = Box(221, 302, 76, 115, np.pi / 2)
+    sure = Reading.of(CardId("scoring", 0, "blue"), 0.995,
+                      ((CardId("scoring", 0, "blue"), 0.995),), 0.9)
+    red0 = Reading.of(CardId("scoring", 0, "red"), 0.998,
+                      ((CardId("scoring", 0, "red"), 0.998),), 0.9)
+
+    class Zero:
+        def find(self, frame):
+            return [Detection(blue, 0.9)]
+
+    class Blue:
+        tightrope = True
+
+        def read(self, crops):
+            return [Look(sure, 0, 0.0) for _ in crops]
+
+    laid = np.zeros((720, 1280, 3), np.uint8)
+    cv2.fillConvexPoly(laid, blue.quad().astype(np.int32), (255, 255, 255))
+    w = TableWatcher(None, Blue(), fps=10.0, detector=Zero())  # type: ignore[arg-type]
+    assert [e[1] for e in _run(w, [laid] * 8)] == ["appeared"]
+    half = Detection(Box(231, 395, 57, 86, 0.0), 0.5)
+    whole = Detection(Box(320, 302, 76, 115, np.pi / 2), 0.5)
+    looks = w._halves_as_zeros([(half, None), (whole, None)], [Look(red0, 0, 0.0)] * 2)
+    assert looks[0].reading.label is None and looks[0].reading.named[0][0] == "scoring-0-red"
+    assert looks[1].reading.label == "scoring-0-red"
+
+
 def test_a_card_whose_detector_boxes_half_of_it_is_seen_whole():
     """The detector boxes half of a card printed in two halves, lying across: the card it is
     half of is read, committed, and kept while it lies still."""

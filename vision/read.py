@@ -84,7 +84,7 @@ NOT_NO_CARD = 0.2
 # right, 0.8 97.0 % and 97.8 %, with no more wrong reads (0 and 1); 0.5 one more wrong.
 CONFIRM_GAMES = 0.8
 
-__all__ = ["CardImageError", "GAMES_NETWORK", "ModelError", "Reader", "Look"]
+__all__ = ["CardImageError", "GAMES_NETWORK", "ModelError", "Reader", "Look", "unsure"]
 
 
 class CardImageError(ValueError):
@@ -362,7 +362,7 @@ def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
                 # which one is the table's to say (a blue zero under a glare its deck read as
                 # no card 0.74 was left out of its trick); glares and half-card boxes get 0.12
                 # or less
-                return _unsure(zero)
+                return unsure(zero)
         return taught  # unsure, or torn between two cards its deck prints alike (a 6 and a 9)
     if z.named and z.named[0][0] == t.label and _confirms(z.named[0][1], t.confidence, confirm):
         return taught
@@ -377,7 +377,7 @@ def _second_opinion(taught: Look, zero: Look, confirm: float = CONFIRM) -> Look:
     # the deck's head (its photos may settle it: Reader._by_photos); or a 6 and a 9, which
     # differ only in which way up the card lies, which one photo a card may not teach, and
     # which the general reader (trained on hundreds of layouts) confirms
-    return _unsure(taught)
+    return unsure(taught)
 
 
 def _confirms(zero_p: float, taught_p: float, confirm: float) -> bool:
@@ -407,11 +407,11 @@ def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
         card = look.reading.card
         zero = card is not None and card.is_zero
         if share >= (WASHED_OUT if look.reading.label is not None and not zero else GLARED):
-            out[i] = _unsure(look)
+            out[i] = unsure(look)
     return out
 
 
-def _unsure(look: Look) -> Look:
+def unsure(look: Look) -> Look:
     """The look with its reading unsure: the same candidates, no card named."""
     r = look.reading
     return look._replace(reading=Reading.of(None, r.confidence, r.candidates, math.inf)
