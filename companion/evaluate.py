@@ -23,6 +23,7 @@ from typing import Any
 from vision.types import CardId
 
 from .commands import CommandError, Flush, NewGame, Resolve, Seen
+from .evaluate_table import remember
 from .games.tightrope.interpreter import (
     Interpreter,
     card_id,
@@ -200,6 +201,7 @@ def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
         store = Store(Path(tmp) / "eval.db")
         referee = Referee(store)
         referee.handle(NewGame(true.setup))
+        remember(referee, watcher)
         if isinstance(watcher.reader, WeakenedReader):
             watcher.reader.played = lambda: played_this_round(referee.game)
         source.open()

@@ -14,6 +14,7 @@ from typing import Any
 
 from .commands import CommandError, Flush, NewGame, Resolve, Seen
 from .games import GameSpec
+from .keep import Remembered
 from .referee import Referee
 from .store import Store
 
@@ -21,6 +22,17 @@ from .store import Store
 # ends a bench rather than hanging it.
 END_ROUNDS = 50
 Answerer = Callable[[dict[str, Any], dict[str, Any]], str]  # a person: question, state -> choice
+
+
+def remember(referee: Referee, watcher: Any) -> None:
+    """As at the table (companion.service): the watcher's reader remembers the cards people
+    name (vision.memory). A reader that is no `Reader` (a weakened one) remembers nothing."""
+    from vision.memory import TableMemory
+    from vision.read import Reader
+
+    if isinstance(watcher.reader, Reader):
+        watcher.reader.memory = TableMemory()
+        referee.subscribe(Remembered(lambda: watcher.reader))
 
 
 def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, answer: Answerer,
@@ -40,6 +52,7 @@ def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, ans
         store = Store(Path(tmp) / "table.db")
         referee = Referee(store)
         referee.handle(NewGame(events[0], spec.name))
+        remember(referee, watcher)
         source.open()
         began = time.perf_counter()
         while (frame := source.read()) is not None:

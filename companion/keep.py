@@ -2,8 +2,9 @@
 
 The referee appends every accepted event to the store (durably, first) and then tells its
 subscribers (`Referee.subscribe`): the game record file that `--record` mirrors, the photo of each
-scored trick, and the crops of the cards a person named at the table (they join the deck: see
-vision.teach). None of them can change the game.
+scored trick, and the crops of the cards a person named at the table (the reader remembers them
+for the night, vision.memory, and they join the deck: see vision.teach). None of them can
+change the game.
 """
 
 from __future__ import annotations
@@ -116,6 +117,21 @@ class TrickPhotos:
         if not written:  # OpenCV says only False (a full disk, a folder it cannot write)
             raise OSError(f"the trick photo {path} cannot be written")
         self.store.add_photo(notice.game_id, *moment.photo_key, relative.as_posix())
+
+
+class Remembered:
+    """The cards people named, remembered by the reader in use (vision.memory): for the rest
+    of the night it reads them surely when they come back, and the table is not asked again."""
+
+    def __init__(self, reader: Callable[[], Any]) -> None:
+        self.reader = reader  # the reader in use now (None: none, or one without a memory)
+
+    def __call__(self, notice: Notice) -> None:
+        if not isinstance(notice, Learned) or notice.crop is None:
+            return
+        reader = self.reader()
+        if reader is not None and getattr(reader, "memory", None) is not None:
+            reader.remember(notice.crop, notice.label)
 
 
 class CorrectionCrops:

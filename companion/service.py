@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vision.memory import TableMemory
 from vision.sources import SourceError
 
 from .commands import ButtonPress, CameraStatus, Flush, NewGame, SetupNeeds
@@ -27,7 +28,7 @@ from .config import Config
 from .games import DEFAULT, game_named
 from .games.base import RuleError
 from .hub import Hub
-from .keep import CorrectionCrops, RecordMirror, TrickPhotos
+from .keep import CorrectionCrops, RecordMirror, Remembered, TrickPhotos
 from .lessons import Lessons
 from .record import RecordError, iter_lines
 from .referee import Referee
@@ -164,8 +165,9 @@ class Companion:
             raise StartError(f"the database {cfg.db_path} holds a game that cannot be read "
                              f"({err})") from None
         self.record = RecordMirror(record, self.store) if record else None
+        self.memory = TableMemory()  # the cards named tonight: every reader made shares it
         for listener in (self.record, TrickPhotos(cfg.photo_dir, self.store),
-                         CorrectionCrops(cfg.corrections_dir)):
+                         CorrectionCrops(cfg.corrections_dir), Remembered(self._reading)):
             if listener is not None:
                 self.referee.subscribe(listener)
         self.lessons = Lessons(cfg.corrections_dir, options.deck or cfg.deck_path,
@@ -257,7 +259,18 @@ class Companion:
         from vision.read import Reader
 
         path = self.options.deck or self.options.config.deck_path
-        return Reader.from_deck(path) if path.is_file() else self._zero_shot()
+        return self._remembering(Reader.from_deck(path) if path.is_file() else
+                                 self._zero_shot())
+
+    def _remembering(self, reader: Any) -> Any:
+        """The reader, sharing the night's memory of the cards named (vision.memory)."""
+        reader.memory = self.memory
+        return reader
+
+    def _reading(self) -> Any:
+        """The reader the camera reads with now (None: no camera or no zones yet)."""
+        watcher = self.pipeline.watcher if self.pipeline is not None else None
+        return watcher.reader if watcher is not None else None
 
     def _zero_shot(self) -> Any:
         """The bundled reader of the game's cards (StartError where none knows them)."""
@@ -302,7 +315,8 @@ class Companion:
 
         watcher = self.pipeline.watcher if self.pipeline is not None else None
         if watcher is not None:
-            watcher.reader = Reader.from_deck(path) if path is not None else self._zero_shot()
+            watcher.reader = self._remembering(Reader.from_deck(path) if path is not None
+                                               else self._zero_shot())
 
     def _start_or_resume(self, setup: Any) -> None:
         """A restart with the setup of the unfinished game continues it: the database holds

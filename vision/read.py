@@ -17,6 +17,8 @@ it too), or where the crop lies nearer the deck's own photo of the card than of 
 rivals (vision.compare: the deck's last word). Where the general reader confirms the value but
 takes the card for the other kind (a number 3 for a scoring 3), the read is unsure on the deck's
 own line: where the card lies tells the kind, and the game's narrowing may take it there.
+At the table, a reader given a memory (vision.memory) keeps the cards people named when it was
+unsure, and reads them surely when they come back.
 
 Other games' cards (Attacke's `red-7`, a playing card's `QH`) are read by a second network,
 `reader-games` (GAMES_NETWORK), trained the same way on those decks: zero-shot it reads a deck of
@@ -39,9 +41,10 @@ import numpy as np
 
 from vision.colour import colour_features
 from vision.compare import Photos
-from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head
+from vision.deck import GAMES_NETWORK, TIGHTROPE, Deck, Head, card_of_context
 from vision.geometry import READ_H, READ_W
 from vision.glare import GLARED, WASHED_OUT, washed_out
+from vision.memory import TableMemory
 from vision.network import MODEL_DIR, ModelError, Network, bundled, normalise
 from vision.types import ALL_CARDS, GUESSES, Reading
 
@@ -222,6 +225,7 @@ class Reader:
         self.temperature, self.line = float(meta["temperature"]), float(meta["line"])
         self.mean, self.std = float(meta["mean"]), float(meta["std"])
         self.source = source
+        self.memory: TableMemory | None = None  # the cards named at the table (`remember`)
         # the network's own reading of these cards (None: it does not know them)
         self.columns = columns_of(meta.get("classes", TIGHTROPE), self.names)
         if deck is None and self.columns is None:
@@ -260,22 +264,29 @@ class Reader:
                                                                np.ndarray, np.ndarray]:
         """(zero-shot q, zero-shot agree, taught q, taught agree); the taught pair is the
         zero-shot pair again when no deck is taught."""
+        q0, agree0, qt, agree_t, _ = self._probabilities(crops)
+        return q0, agree0, qt, agree_t
+
+    def _probabilities(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+        """`probabilities`, and the embeddings (`forward`)."""
         n = len(crops)
         logits, embedding = self.forward(crops)
         p = softmax((logits if self.columns is None else logits[:, self.columns])
                     / self.temperature)
         q0, agree0 = combine(p[:n], p[n:])
         if self.deck is None:
-            return q0, agree0, q0, agree0
+            return q0, agree0, q0, agree0, embedding
         pt = softmax(self.deck.head.logits(deck_input(self.deck, embedding, crops)))
         qt, agree_t = combine(pt[:n], pt[n:])
-        return q0, agree0, qt, agree_t
+        return q0, agree0, qt, agree_t, embedding
 
     def read(self, crops: list[np.ndarray]) -> list[Look]:
         """A reading and the upright quarter turns for each READ_W x READ_H crop."""
         if not crops:
             return []
-        q0, agree0, qt, agree_t = self.probabilities(crops)
+        q0, agree0, qt, agree_t, embedding = self._probabilities(crops)
         names = None if self.tightrope else self.names
         out = []
         for i in range(len(crops)):
@@ -291,7 +302,35 @@ class Reader:
             if look.reading.label is None:
                 look = self._by_photos(crops[i], taught, zero, look)
             out.append(look)
-        return _past_glare(out, crops)
+        out = _past_glare(out, crops)
+        return out if self.memory is None else self._recalled(out, embedding)
+
+    def remember(self, context: np.ndarray, name: str) -> None:
+        """A person named the card in the middle of `context` (a teach context crop): later
+        unsure reads of it may be recalled (vision.memory). Nothing without a memory."""
+        if self.memory is None or name not in self.names:
+            return
+        crop = card_of_context(context)
+        q0, _, qt, _, embedding = self._probabilities([crop])
+        q, i = (q0 if self.columns is not None else qt)[0], self.names.index(name)
+        self.memory.add(self.network.name, name, embedding[1 if q[2 * i + 1] > q[2 * i] else 0])
+
+    def _recalled(self, looks: list[Look], embedding: np.ndarray) -> list[Look]:
+        """Unsure looks whose first guess (no zero: the rules take a zero only on the reader's
+        own word) the memory recalls, read surely as that card. Looks a glare washed out (read
+        on no line) stay unsure."""
+        n, out = len(looks), list(looks)
+        for i, look in enumerate(looks):
+            r = look.reading
+            if r.sure or not r.named or not math.isfinite(r.line) or \
+                    (r.candidates and r.candidates[0][0].is_zero):
+                continue
+            upright = embedding[i if look.turns == 0 else n + i]
+            name, confidence = r.named[0]
+            if self.memory is not None and \
+                    self.memory.recalls(self.network.name, name, confidence, upright):
+                out[i] = look._replace(reading=_named_first(r))
+        return out
 
     @functools.cached_property
     def photos(self) -> Photos | None:
@@ -322,9 +361,7 @@ class Reader:
         upright = crop if taught.turns == 0 else crop[::-1, ::-1]
         if not self.photos.nearer(upright, best, [name for name, _ in t.named[1:GUESSES]]):
             return unsure
-        sure = (Reading.of(t.candidates[0][0], t.confidence, t.candidates, t.line)
-                if t.candidates else Reading.of_name(best, t.confidence, t.named, t.line))
-        return taught._replace(reading=sure)
+        return taught._replace(reading=_named_first(t))
 
     @property
     def confirm(self) -> float:
@@ -409,6 +446,12 @@ def _past_glare(looks: list[Look], crops: list[np.ndarray]) -> list[Look]:
         if share >= (WASHED_OUT if look.reading.label is not None and not zero else GLARED):
             out[i] = unsure(look)
     return out
+
+
+def _named_first(r: Reading) -> Reading:
+    """The reading with its first guess named, surely."""
+    return (Reading.of(r.candidates[0][0], r.confidence, r.candidates, r.line)
+            if r.candidates else Reading.of_name(r.named[0][0], r.confidence, r.named, r.line))
 
 
 def unsure(look: Look) -> Look:
