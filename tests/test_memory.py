@@ -155,3 +155,15 @@ def test_the_cards_people_name_are_remembered_by_the_reader_in_use(shots):
     assert len(reader.memory) == 1
     assert reader.read([shots["again"][0]])[0].reading.label == "number-38"
     Remembered(lambda: None)(Learned(1, "number-38", shots["named"][1]))  # no camera: nothing
+
+
+def test_every_reader_the_companion_makes_shares_the_nights_memory(tmp_path):
+    """The deck taught or learned mid-night replaces the reader, not what it remembers."""
+    from test_start import companion
+
+    table = companion(tmp_path)
+    try:
+        first, second = table._reader(), table._reader()
+        assert first is not second and first.memory is table.memory is second.memory
+    finally:
+        table.stop()
