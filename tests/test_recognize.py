@@ -248,3 +248,48 @@ def test_a_whole_zero_stays_a_zero_beside_another_card():
     seen = look_at(frame, SplitScoringReader(), Boxes(zero, five))  # type: ignore[arg-type]
     assert sorted(str(s.reading.card) for s in seen) == sorted(
         [str(CardId("scoring", 0, "blue")), str(CardId("scoring", 5))])
+
+
+def _fill(frame: np.ndarray, box: Box, colour: tuple[int, int, int]) -> None:
+    cv2.fillConvexPoly(frame, box.quad().astype(np.int32), colour)
+
+
+def _beside(frame: np.ndarray) -> Box:
+    """A scoring 5 laid apart, boxed whole: the size of the cards."""
+    five = Box(400, 200, 80, 123, math.pi / 2)
+    top, bottom = sorted(five.halves(), key=lambda b: b.cy)
+    _fill(frame, top, (200, 60, 30))
+    _fill(frame, bottom, (30, 40, 200))
+    return five
+
+
+def test_a_zero_boxed_on_its_half_is_the_whole_zero():
+    """A zero boxed on its coloured half only (its white half on a pale cloth shows no edge):
+    the right card, but its centre a quarter card off. A zero is a whole card: the box is
+    looked at as the two cards it may be half of, and the one that reads as that zero is it."""
+    frame = np.full((400, 500, 3), 60, np.uint8)
+    zero = Box(150, 200, 80, 123, math.pi / 2)
+    _fill(frame, zero, (200, 60, 30))  # (the test's reader reads a blue crop as the blue 0)
+    half = min(zero.halves(), key=lambda b: b.cy)
+    seen = look_at(frame, SplitScoringReader(), Boxes(half, _beside(frame)))  # type: ignore[arg-type]
+    zeros = [s for s in seen if s.reading.card == CardId("scoring", 0, "blue")]
+    assert len(zeros) == 1 and len(seen) == 2
+    assert np.hypot(zeros[0].center[0] - 150, zeros[0].center[1] - 200) < 5
+
+
+def test_a_value_card_s_half_under_a_zero_boxed_alone_is_asked_about():
+    """Design 44 on a white cloth: the red half of the 9 under the blue zero, boxed alone, read
+    as a red zero at 0.998. Neither card it may be half of reads as a value card or as that zero
+    (the one reaching under the blue zero shows that zero's white half), so it is read unsure."""
+    frame = np.full((400, 500, 3), 60, np.uint8)
+    nine = Box(150, 230, 80, 123, math.pi / 2)
+    top, bottom = sorted(nine.halves(), key=lambda b: b.cy)
+    _fill(frame, bottom, (30, 40, 200))  # its red half shows; its blue half lies under:
+    zero = Box(150, 169, 80, 123, math.pi / 2)
+    zero_top, zero_bottom = sorted(zero.halves(), key=lambda b: b.cy)
+    _fill(frame, zero_top, (200, 60, 30))  # the blue zero: blue above, white below
+    _fill(frame, zero_bottom, (235, 235, 235))
+    seen = look_at(frame, SplitScoringReader(), Boxes(bottom, _beside(frame)))  # type: ignore[arg-type]
+    under = [s for s in seen if np.hypot(s.center[0] - 150, s.center[1] - 261) < 20]
+    assert len(under) == 1 and under[0].reading.label is None
+    assert under[0].reading.named[0][0] == "scoring-0-red"

@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.detect import Detection, Detector
 from vision.geometry import Box, box_of_quad, covered, iou, rectify, turned
-from vision.read import Look, Reader
+from vision.read import Look, Reader, unsure
 from vision.types import CardId, Reading
 
 SAME_BOX = 0.5      # boxes overlapping more than this are one card
@@ -28,6 +28,10 @@ SAME_CARD = 1.2     # one card read twice within this many card widths is one ca
 NOT_A_CARD = 0.5    # a box whose "no card" probability reaches this shows no card
 PART_OF = 0.7       # an unsure box this much inside surely read cards is a part of them
 SMALLER = 0.8       # ... and a box of less than this card's area this much inside it, too
+# A box read as a zero of less than HALF a card's area is a part of a card: the 9's red half
+# under the blue zero, boxed alone on a white cloth, measured 0.56; whole zeros on the calib
+# designs 0.72 or more (a card far off in a tilted view, a zero half under a hand).
+HALF = 0.65
 PILE = 0.9          # a surely read box this much inside other surely read cards lies across them
 BESIDE = 3          # boxes beside a peak read (at most) when its own box shows no card
 ITS_OWN = 0.8       # ... each of them boxing less than this much (IoU) like one read before
@@ -117,14 +121,47 @@ def whole_of_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,
     zero cut by the frame's edge) reach past the edge."""
     if not a_zero(look):
         return None
+    return _whole(frame, reader, det, taken, lambda card: card.kind == "scoring" and
+                  card.value != 0)
+
+
+def half_a_card(det: Detection, look: Look, size: tuple[float, float] | None) -> bool:
+    """Is a box read as a zero (sure or not) smaller than the cards (`size`: their w x h),
+    less than HALF their area? A zero is a whole card: so small a box is a part of one."""
+    return size is not None and a_zero(look) and \
+        det.box.w * det.box.h < HALF * size[0] * size[1]
+
+
+def zero_of_its_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,
+                     taken: Sequence[np.ndarray], named: Sequence[tuple[np.ndarray, str | None]]
+                     ) -> tuple[Detection, Look] | None:
+    """The zero whose half a box read as that zero (sure or not) is: the first of the two
+    cards it may be half of (`Box.wholes`) that lies in the frame, apart from every card
+    `taken` (zeros too), and reads surely as the same zero; else None. None too where a card
+    of that name is known near (`named`: (quad, name), `near_twins`): the box is a half of that
+    zero, boxed whole already. A zero boxed on its
+    coloured half only (its white half on a pale cloth shows no edge) is the whole zero; the
+    red half of a 9 under the blue zero, boxed alone, also reads as a red zero, but its whole
+    reaching under the blue zero (that zero's white half over the 9's red one looks like a red
+    zero) lies on the blue zero, and the other reaches past the 9 onto the cloth."""
+    first = look.reading.candidates[0][0] if look.reading.candidates else None
+    if not isinstance(first, CardId) or not first.is_zero or \
+            near_twins(det.quad, first.label, named, det.box.h):
+        return None
+    return _whole(frame, reader, det, taken, lambda card: card == first)
+
+
+def _whole(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray],
+           wanted: Callable[[CardId], bool]) -> tuple[Detection, Look] | None:
+    """The first of the two cards a box may be half of (`Box.wholes`) that lies in the frame,
+    apart from the cards `taken`, and reads surely as a card `wanted`; else None."""
     h, w = frame.shape[:2]
     boxes = [b for b in det.box.wholes() if apart(b.quad(), taken) and
              bool(np.all((b.quad() >= 0) & (b.quad() <= (w - 1, h - 1))))]
-    looks = reader.read([rectify(frame, b.quad()) for b in boxes])
+    looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
     for box, whole in zip(boxes, looks, strict=True):
         card = whole.reading.card
-        if whole.no_card < NOT_A_CARD and card is not None and card.kind == "scoring" \
-                and card.value != 0:
+        if whole.no_card < NOT_A_CARD and card is not None and wanted(card):
             return Detection(box, det.score, det.beside), whole
     return None
 
@@ -296,12 +333,18 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
     looks = reader.read([rectify(frame, d.quad) for d in found])
     cards = [d.quad for d, look in zip(found, looks, strict=True)
              if look.no_card < NOT_A_CARD and not a_zero(look)]
+    size = card_size([d.quad for d, look in zip(found, looks, strict=True)
+                      if look.reading.sure and look.no_card < NOT_A_CARD])
     for i, look in enumerate(looks):
         if look.no_card < NOT_A_CARD and half_of_a_known_card(found[i], look, cards):
             looks[i] = look._replace(no_card=1.0)  # a part of that card, no card of its own
         elif look.no_card < NOT_A_CARD:
             found[i], looks[i] = whole_of_half(frame, reader, found[i], look, cards) or \
-                (found[i], look)
+                _as_zero_half(frame, reader, found[i], look, size,
+                              [d.quad for k, d in enumerate(found) if k != i and
+                               looks[k].no_card < NOT_A_CARD],
+                              [(d.quad, looks[k].reading.label) for k, d in enumerate(found)
+                               if k != i and looks[k].reading.sure])
         else:
             taken = [d.quad for k, d in enumerate(found) if k != i and
                      looks[k].no_card < NOT_A_CARD]
@@ -318,6 +361,16 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
                 found.append(det)
                 looks.append(look)
     return decide(found, looks, unique=reader.tightrope)
+
+
+def _as_zero_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,
+                  size: tuple[float, float] | None, taken: Sequence[np.ndarray],
+                  named: Sequence[tuple[np.ndarray, str | None]]) -> tuple[Detection, Look]:
+    """A box read as a zero that is half a card (`half_a_card`): the zero it is half of
+    (`zero_of_its_half`), else read unsure; any other box as it is."""
+    if not half_a_card(det, look, size):
+        return det, look
+    return zero_of_its_half(frame, reader, det, look, taken, named) or (det, unsure(look))
 
 
 def as_json(seen: Seen, label: bool = False) -> dict:

@@ -48,18 +48,19 @@ from vision.read import Look, Reader, unsure
 from vision.recognize import (
     NOT_A_CARD,
     SAME_BOX,
-    SMALLER,
     a_zero,
     across_a_pile,
     apart,
     card_size,
     distinct,
+    half_a_card,
     half_of_a_known_card,
     look_beside,
     look_within,
     near_twins,
     part_of_a_card,
     whole_of_half,
+    zero_of_its_half,
 )
 from vision.types import GUESSES, Change, Observation, Reading
 from vision.zones import Zone, Zones, as_zones
@@ -327,18 +328,15 @@ class TableWatcher:
 
     def _halves_as_zeros(self, batch: list[tuple[Detection, _Track | None]],
                          looks: list[Look]) -> list[Look]:
-        """Boxes read surely as zeros that are smaller than the cards read surely (SMALLER of
-        their median area), read unsure: a zero is a whole card, and a box that small is a part
-        of one. (Design 44 on a white cloth: the red half of the 9 under the blue zero, boxed
-        alone, 86 x 57 px where the cards are 76 x 115, read as a red zero at 0.998; its whole
-        boxes read no value card (`recognize.whole_of_half`), the two zeros cancelled, and every
-        trick of the round was scored wrong. Read unsure, the table is asked which card was
-        revealed.)"""
+        """Boxes read surely as zeros that are smaller than the cards read surely
+        (`recognize.half_a_card`), read unsure: a zero is a whole card, and a box that small is
+        a part of one (`_new_cards` looks for the zero it is half of). Design 44 on a white
+        cloth: the red half of the 9 under the blue zero, boxed alone, 86 x 57 px where the
+        cards are 76 x 115, read as a red zero at 0.998; its whole boxes read no value card
+        (`recognize.whole_of_half`), the two zeros cancelled, and every trick of the round was
+        scored wrong. Read unsure, the table is asked which card was revealed."""
         size = card_size([t.det.quad for t in self._tracks if t.reading.sure])
-        if size is None:
-            return looks
-        return [unsure(look) if look.reading.sure and a_zero(look) and
-                det.box.w * det.box.h < SMALLER * size[0] * size[1] else look
+        return [unsure(look) if look.reading.sure and half_a_card(det, look, size) else look
                 for (det, _), look in zip(batch, looks, strict=True)]
 
     def _as_boxed(self, frame: np.ndarray, det: Detection, look: Look,
@@ -390,9 +388,21 @@ class TableWatcher:
                 return []  # a half of a card known, or of one its other half showed first
             if not look.reading.sure and self._read_again(det, look):
                 return []
-            return [whole_of_half(frame, self.reader, det, look, known) or (det, look)]
+            return [whole_of_half(frame, self.reader, det, look, known) or
+                    self._zero_of_its_half(frame, det, look, taken) or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
         return [again] if again is not None else self._fan(frame, det, taken)
+
+    def _zero_of_its_half(self, frame: np.ndarray, det: Detection, look: Look,
+                          taken: list[np.ndarray]) -> tuple[Detection, Look] | None:
+        """A box read as a zero that is half a card (`recognize.half_a_card`, read unsure by
+        `_halves_as_zeros`): the zero it is half of, boxed whole (`recognize.zero_of_its_half`:
+        a zero boxed on its coloured half only), or None."""
+        size = card_size([t.det.quad for t in self._tracks if t.reading.sure])
+        if not half_a_card(det, look, size):
+            return None
+        return zero_of_its_half(frame, self.reader, det, look, taken,
+                                [(t.det.quad, t.reading.label) for t in self._tracks])
 
     def _read_again(self, det: Detection, look: Look) -> bool:
         """Does an unsure box's first guess name a card read surely whose track it would
