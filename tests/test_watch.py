@@ -320,6 +320,28 @@ def test_a_copy_laid_half_over_its_twin_is_seen_though_its_peak_boxes_both(white
     assert sorted(round(o.center[0]) for o in w.cards()) == [366, 416]
 
 
+def _one_card_known(card, reading: Reading, size: tuple[int, int]):
+    """(a watcher that committed one card, boxed `card` and read surely as `reading`, the
+    frame it lies in)."""
+    from vision.detect import Detection
+
+    class One:
+        def find(self, frame):
+            return [Detection(card, 0.9)]
+
+    class Sure:
+        tightrope = reading.card is not None
+
+        def read(self, crops):
+            return [Look(reading, 0, 0.0) for _ in crops]
+
+    laid = np.zeros((*size, 3), np.uint8)
+    cv2.fillConvexPoly(laid, card.quad().astype(np.int32), (255, 255, 255))
+    w = TableWatcher(None, Sure(), fps=10.0, detector=One())  # type: ignore[arg-type]
+    assert [e[1] for e in _run(w, [laid] * 8)] == ["appeared"]
+    return w, laid
+
+
 def test_the_part_of_a_card_peeking_out_from_under_another_is_not_a_new_card():
     """A face-down card laid over half of a shield 7: the detector boxed the part of the 7
     that peeks out, a quarter card off it, and that box read as a shield 7, unsure. It is the
@@ -329,25 +351,10 @@ def test_the_part_of_a_card_peeking_out_from_under_another_is_not_a_new_card():
     from vision.detect import Detection
     from vision.geometry import Box
 
-    card = Box(200, 150, 80, 123, np.pi / 2)
     sure7 = Reading.of_name("shield-7", 0.99, (("shield-7", 0.99),), 0.9)
     part7 = Look(Reading.of_name(None, 0.6, (("shield-7", 0.6), ("shield-10", 0.2)), 0.9), 0,
                  0.0)
-
-    class Card:
-        def find(self, frame):
-            return [Detection(card, 0.9)]
-
-    class Sure7:
-        tightrope = False
-
-        def read(self, crops):
-            return [Look(sure7, 0, 0.0) for _ in crops]
-
-    laid = np.zeros((300, 400, 3), np.uint8)
-    cv2.fillConvexPoly(laid, card.quad().astype(np.int32), (255, 255, 255))
-    w = TableWatcher(None, Sure7(), fps=10.0, detector=Card())  # type: ignore[arg-type]
-    assert [e[1] for e in _run(w, [laid] * 8)] == ["appeared"]
+    w, laid = _one_card_known(Box(200, 150, 80, 123, np.pi / 2), sure7, (300, 400))
     part = Detection(Box(220, 150, 80, 123, np.pi / 2), 0.5)
     assert w._new_cards(laid, part, part7, [], [], smear=False) == []
     beside = Detection(Box(300, 150, 80, 123, np.pi / 2), 0.5)
@@ -362,26 +369,11 @@ def test_a_zero_read_on_a_box_smaller_than_the_cards_is_asked_about():
     from vision.detect import Detection
     from vision.geometry import Box
 
-    blue = Box(221, 302, 76, 115, np.pi / 2)
-    sure = Reading.of(CardId("scoring", 0, "blue"), 0.995,
+    blue = Reading.of(CardId("scoring", 0, "blue"), 0.995,
                       ((CardId("scoring", 0, "blue"), 0.995),), 0.9)
     red0 = Reading.of(CardId("scoring", 0, "red"), 0.998,
                       ((CardId("scoring", 0, "red"), 0.998),), 0.9)
-
-    class Zero:
-        def find(self, frame):
-            return [Detection(blue, 0.9)]
-
-    class Blue:
-        tightrope = True
-
-        def read(self, crops):
-            return [Look(sure, 0, 0.0) for _ in crops]
-
-    laid = np.zeros((720, 1280, 3), np.uint8)
-    cv2.fillConvexPoly(laid, blue.quad().astype(np.int32), (255, 255, 255))
-    w = TableWatcher(None, Blue(), fps=10.0, detector=Zero())  # type: ignore[arg-type]
-    assert [e[1] for e in _run(w, [laid] * 8)] == ["appeared"]
+    w, _ = _one_card_known(Box(221, 302, 76, 115, np.pi / 2), blue, (720, 1280))
     half = Detection(Box(231, 395, 57, 86, 0.0), 0.5)
     whole = Detection(Box(320, 302, 76, 115, np.pi / 2), 0.5)
     looks = w._halves_as_zeros([(half, None), (whole, None)], [Look(red0, 0, 0.0)] * 2)
