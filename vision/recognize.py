@@ -138,12 +138,12 @@ def zero_of_its_half(frame: np.ndarray, reader: Reader, det: Detection, look: Lo
     """The zero whose half a box read as that zero (sure or not) is: the first of the two
     cards it may be half of (`Box.wholes`) that lies in the frame, apart from every card
     `taken` (zeros too), and reads surely as the same zero; else None. None too where a card
-    of that name is known near (`named`: (quad, name), `near_twins`): the box is a half of that
-    zero, boxed whole already. A zero boxed on its
-    coloured half only (its white half on a pale cloth shows no edge) is the whole zero; the
-    red half of a 9 under the blue zero, boxed alone, also reads as a red zero, but its whole
-    reaching under the blue zero (that zero's white half over the 9's red one looks like a red
-    zero) lies on the blue zero, and the other reaches past the 9 onto the cloth."""
+    of that name is known near (`named`: (quad, name), `near_twins`): the box is a half of
+    that zero, boxed whole already. A zero boxed on its coloured half only (its white half on
+    a pale cloth shows no edge) is the whole zero; the red half of a 9 under the blue zero,
+    boxed alone, also reads as a red zero, but its whole reaching under the blue zero (that
+    zero's white half over the 9's red one looks like a red zero) lies on the blue zero, and
+    the other reaches past the 9 onto the cloth."""
     first = look.reading.candidates[0][0] if look.reading.candidates else None
     if not isinstance(first, CardId) or not first.is_zero or \
             near_twins(det.quad, first.label, named, det.box.h):
