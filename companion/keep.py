@@ -124,13 +124,14 @@ class Remembered:
     of the night it reads them surely when they come back, and the table is not asked again."""
 
     def __init__(self, reader: Callable[[], Any]) -> None:
-        self.reader = reader  # the reader in use now (None: none, or one without a memory)
+        self.reader = reader  # the reader in use now (None: none; one without a memory
+        # remembers nothing: vision.read.Reader.remember)
 
     def __call__(self, notice: Notice) -> None:
         if not isinstance(notice, Learned) or notice.crop is None:
             return
         reader = self.reader()
-        if reader is not None and getattr(reader, "memory", None) is not None:
+        if reader is not None:
             reader.remember(notice.crop, notice.label)
 
 

@@ -340,15 +340,10 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
             looks[i] = look._replace(no_card=1.0)  # a part of that card, no card of its own
         elif look.no_card < NOT_A_CARD:
             found[i], looks[i] = whole_of_half(frame, reader, found[i], look, cards) or \
-                _as_zero_half(frame, reader, found[i], look, size,
-                              [d.quad for k, d in enumerate(found) if k != i and
-                               looks[k].no_card < NOT_A_CARD],
-                              [(d.quad, looks[k].reading.label) for k, d in enumerate(found)
-                               if k != i and looks[k].reading.sure])
+                _as_zero_half(frame, reader, found, looks, i, size)
         else:
-            taken = [d.quad for k, d in enumerate(found) if k != i and
-                     looks[k].no_card < NOT_A_CARD]
-            found[i], looks[i] = look_beside(frame, reader, found[i], taken) or (found[i], look)
+            found[i], looks[i] = look_beside(frame, reader, found[i],
+                                             _others(found, looks, i)) or (found[i], look)
     card = card_size([d.quad for d, look in zip(found, looks, strict=True)
                       if look.reading.sure and look.no_card < NOT_A_CARD])
     for i in range(len(found)):
@@ -363,14 +358,22 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
     return decide(found, looks, unique=reader.tightrope)
 
 
-def _as_zero_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,
-                  size: tuple[float, float] | None, taken: Sequence[np.ndarray],
-                  named: Sequence[tuple[np.ndarray, str | None]]) -> tuple[Detection, Look]:
-    """A box read as a zero that is half a card (`half_a_card`): the zero it is half of
-    (`zero_of_its_half`), else read unsure; any other box as it is."""
+def _others(found: list[Detection], looks: list[Look], i: int) -> list[np.ndarray]:
+    """The quads of the frame's boxes but the i-th that show a card."""
+    return [d.quad for k, d in enumerate(found) if k != i and looks[k].no_card < NOT_A_CARD]
+
+
+def _as_zero_half(frame: np.ndarray, reader: Reader, found: list[Detection], looks: list[Look],
+                  i: int, size: tuple[float, float] | None) -> tuple[Detection, Look]:
+    """The i-th box, read as a zero that is half a card (`half_a_card`): the zero it is half
+    of (`zero_of_its_half`), else read unsure; any other box as it is."""
+    det, look = found[i], looks[i]
     if not half_a_card(det, look, size):
         return det, look
-    return zero_of_its_half(frame, reader, det, look, taken, named) or (det, unsure(look))
+    named = [(d.quad, looks[k].reading.label) for k, d in enumerate(found)
+             if k != i and looks[k].reading.sure]
+    return zero_of_its_half(frame, reader, det, look, _others(found, looks, i), named) or \
+        (det, unsure(look))
 
 
 def as_json(seen: Seen, label: bool = False) -> dict:

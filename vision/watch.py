@@ -335,9 +335,15 @@ class TableWatcher:
         cards are 76 x 115, read as a red zero at 0.998; its whole boxes read no value card
         (`recognize.whole_of_half`), the two zeros cancelled, and every trick of the round was
         scored wrong. Read unsure, the table is asked which card was revealed."""
-        size = card_size([t.det.quad for t in self._tracks if t.reading.sure])
+        if not any(look.reading.sure and a_zero(look) for look in looks):
+            return looks  # (the cards' size is not worth measuring)
+        size = self._card_size()
         return [unsure(look) if look.reading.sure and half_a_card(det, look, size) else look
                 for (det, _), look in zip(batch, looks, strict=True)]
+
+    def _card_size(self) -> tuple[float, float] | None:
+        """The size (w, h) of the cards known, read surely (`recognize.card_size`)."""
+        return card_size([t.det.quad for t in self._tracks if t.reading.sure])
 
     def _as_boxed(self, frame: np.ndarray, det: Detection, look: Look,
                   boxed: dict[int, Detection]) -> tuple[Detection, Look]:
@@ -398,9 +404,8 @@ class TableWatcher:
         """A box read as a zero that is half a card (`recognize.half_a_card`, read unsure by
         `_halves_as_zeros`): the zero it is half of, boxed whole (`recognize.zero_of_its_half`:
         a zero boxed on its coloured half only), or None."""
-        size = card_size([t.det.quad for t in self._tracks if t.reading.sure])
-        if not half_a_card(det, look, size):
-            return None
+        if not a_zero(look) or not half_a_card(det, look, self._card_size()):
+            return None  # (a_zero first: the cards' size is not worth measuring for others)
         return zero_of_its_half(frame, self.reader, det, look, taken,
                                 [(t.det.quad, t.reading.label) for t in self._tracks])
 
