@@ -30,6 +30,9 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   stays that card when read unsure later (a shadow, a card laid across half of it), unless a
   hand passed over it and its place now looks unlike it, read as next to nothing of it: another
   card was laid where it was taken away, under the same hand (a "removed", then the new card).
+  The table as last seen bare is kept (at half size) for that: each still spell before a hand
+  renews it everywhere but under the cards then known, so the place of a card laid half over
+  another is the cloth beneath both.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ LAID_OVER = 0.2     # a sure read of another card this many card widths off a tr
 UNDER = 0.3         # a card this much under cards laid later lies there still, unseen
 GONE_BY = 0.01      # an unsure read giving a card known to lie there less is no read of it
 CHANGED = 0.3       # a fan's window over a place this much changed since the table lay still
+BARE_SCALE = 0.5    # the bare table is kept at half size: a card's thumbnail needs no more
 
 
 def _key(r: Reading) -> str | None:
@@ -125,6 +129,7 @@ class TableWatcher:
         self._before: np.ndarray | None = None  # the last frame the table lay still in (tiny)
         self._still: np.ndarray | None = None   # ... and in full
         self._table: np.ndarray | None = None   # the table before the hand now over it, in full
+        self._cloth = _Cloth()                   # the table as last seen bare
         self._still_for = 0  # frames the table has lain still (a hand may pause a frame: not it)
         self._noise = 3.0
         self._tracks: list[_Track] = []
@@ -162,8 +167,9 @@ class TableWatcher:
             # the table before this hand: where it lay still as long as a card must, not a
             # frame a hand paused in (design 52: a hand that paused over Ben's place became his
             # card's bare place, and the card was never seen taken away)
-            if self._settled and self._still_for >= self.need:
+            if self._settled and self._still_for >= self.need and self._still is not None:
                 self._table = self._still
+                self._cloth.renew(self._still, [t.det.quad for t in self._tracks])
             self._settled, self._still_for = False, 0
         else:
             self._still_for += 1
@@ -371,12 +377,15 @@ class TableWatcher:
         return self._tracks[-1]
 
     def _bare(self, frame: np.ndarray, quad: np.ndarray) -> _Bare | None:
-        """How a new card's place looked before the hand that laid it came, where that is
-        unlike the card (else the table then is no help: the card lay there already)."""
+        """How a new card's place looked before the hand that laid it came, and the cloth
+        beneath it as last seen bare (the same, unless the card lies over another), where
+        unlike the card (else no help: the card lay there already)."""
         if self._table is None or self._table.shape != frame.shape:
             return None
-        before = _thumb(self._table, quad)
-        return None if _similar(_thumb(frame, quad), before) else _Bare(quad, before)
+        now = _thumb(frame, quad)
+        looks = (_thumb(self._table, quad), *self._cloth.thumbs(quad))
+        kept = tuple(b for b in looks if not _similar(now, b))
+        return _Bare(quad, kept) if kept else None
 
     def _new_cards(self, frame: np.ndarray, det: Detection, look: Look, taken: list[np.ndarray],
                    cards: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
@@ -638,7 +647,7 @@ class TableWatcher:
         card was laid, and the reader's "no card" under NOT_A_CARD? A card taken away leaves the
         table bare; one covered leaves cards there. (A busy cloth, floral or checked, reads as
         a little of many cards to a reader never taught the deck; it looks as it did.)"""
-        if t.bare is not None and _similar(_thumb(frame, t.bare.quad), t.bare.thumb):
+        if t.bare is not None and t.bare.shows(frame):
             return False
         look = self.reader.read([rectify(frame, t.det.quad)])[0]
         self.stats["reads"] += 1
@@ -679,10 +688,46 @@ class _Thumb(NamedTuple):
 class _Bare(NamedTuple):
     """A card's place before the card was laid, looked at where the card was first boxed: the
     box it keeps may move a little (design 52: 6 px, and the printed cloth's small shapes then
-    matched no longer, and the card was never seen taken away)."""
+    matched no longer, and the card was never seen taken away). Its looks: the table before
+    the hand, and the cloth beneath (`_Cloth`)."""
 
     quad: np.ndarray
-    thumb: _Thumb
+    looks: tuple[_Thumb, ...]
+
+    def shows(self, frame: np.ndarray) -> bool:
+        """Does the place look bare in `frame`, as it did before the card came?"""
+        now = _thumb(frame, self.quad)
+        return any(_similar(now, b) for b in self.looks)
+
+
+class _Cloth:
+    """The table as last seen bare, at BARE_SCALE: each still spell before a hand renews it
+    everywhere but under the cards then known, which keep what lay there before they came.
+    The table before the hand shows, under a card laid half over another, the card beneath;
+    this shows the cloth. Attacke, a floral cloth, zero-shot: the fan of a contest was taken
+    away, the reader took the bare cloth for a little of some card, and the fan's top card,
+    whose place before it was laid showed the card beneath, was never seen taken away."""
+
+    def __init__(self) -> None:
+        self.image: np.ndarray | None = None
+
+    def renew(self, still: np.ndarray, cards: list[np.ndarray]) -> None:
+        small = cv2.resize(still, None, fx=BARE_SCALE, fy=BARE_SCALE,
+                           interpolation=cv2.INTER_AREA)
+        if self.image is None or self.image.shape != small.shape:
+            self.image = small
+            return
+        under = np.zeros(small.shape[:2], np.uint8)
+        for quad in cards:
+            cv2.fillConvexPoly(under, np.round(quad * BARE_SCALE).astype(np.int32), 1)
+        under = cv2.dilate(under, np.ones((5, 5), np.uint8))  # edges and shadows too
+        np.copyto(self.image, small, where=(under == 0)[..., None])
+
+    def thumbs(self, quad: np.ndarray) -> tuple[_Thumb, ...]:
+        """The bare cloth's look at `quad` (a full-size quad), if any is known."""
+        if self.image is None:
+            return ()
+        return (_thumb(self.image, quad * BARE_SCALE),)
 
 
 def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
