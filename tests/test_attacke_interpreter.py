@@ -357,6 +357,27 @@ def test_an_opener_with_no_knight_passes_with_an_empty_zone():
     assert t.events == [Passed(1), CardsPlayed(2, (C("green-2"),))]
 
 
+def test_an_opener_with_no_knight_who_challenges_at_once_passed_first():
+    # Attacke seed 1 (a first run): Ana, to open with no knight, passes; Ben opens with a
+    # purple 3 read unsure (the rules narrow it), and Ana lays a shield before Ben's card
+    # settled. Ben laid first: Ana passed, and her shield challenges his 3 (Cy passed between).
+    t = Table(first=0)
+    t.lay(1, read(("purple-3", 0.93), ("purple-7", 0.03)))
+    t.lay(0, sure("shield-7"), dt=2.2)
+    t.wait()
+    t.wait()
+    assert t.events[:2] == [Passed(0), CardsPlayed(1, (C("purple-3"),))]
+    assert CardsPlayed(0, (C("shield-7"),)) in t.events and not t.refused
+
+
+def test_a_glimpse_in_another_zone_is_no_act_before_a_laying():
+    t = Table(first=0)
+    t.lay(2, read(("purple-2", 0.2), ("blue-2", 0.1)))  # a glimpse of the cloth in Cy's zone
+    t.lay(0, sure("red-5"), dt=2.6)
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-5"),))]
+
+
 def test_the_victor_clearing_his_cards_says_the_last_empty_seat_passed():
     t = Table(players=3)
     a = t.lay(0, sure("blue-7"))

@@ -25,7 +25,10 @@ outside every zone, and such a card is nobody's). What becomes an event:
   of his lying settled in his zone, or all his cards of this contest gone -- says every seat at
   turn before him passed. *Ruling:* that is taken as the pass when the seat at turn has nothing
   in his zone at all (no card the camera still sees there, counted or not); where cards of his
-  still lie there, a person says it ("Did Ben pass?", offering "passed").
+  still lie there, a person says it ("Did Ben pass?", offering "passed"). A laying of his that
+  arrives after that act is his next play, not his first (Attacke seed 1: Ana, to open with no
+  knight, passed; Ben opened, and Ana's shield, laid before Ben's card settled, was taken for
+  her opening and refused).
 - **The contest's end** (A9) is the rules' own: the victor's cards, then taken away, are
   explained and make no event; so are the cards of a seat that passed.
 
@@ -63,7 +66,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from vision.types import Change, Observation, Reading
+from vision.types import GUESSES, Change, Observation, Reading
 
 from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
 from .rules import BACK, CARD_NAMES, Card, CardsPlayed, Game, NotHigher, Passed, RuleError
@@ -638,16 +641,31 @@ class Interpreter:
                 return max(k.gone_t for k in laid)
         return None
 
+    def _laid_first(self, game: Game, seat: int, first: float, t: float) -> float | None:
+        """When another seat still in the contest laid a card after the turn began and before
+        `first` (the seat's laying's first card), settled there, and likely a card (a person
+        named it, or the reader gives its first guesses half or more: not a glimpse of the
+        table), or None."""
+        c = game.contest
+        laid = [k.t for other in range(game.n) if other != seat and c.in_play(other)
+                for k in self._waiting(other) if self._turn_began <= k.t < first
+                and t - k.t >= self.settle_s - 1e-9 and _likely_a_card(k)]
+        return min(laid, default=None)
+
     def _cleared_before(self, game: Game, seat: int, mine: list[Seen], t: float
                         ) -> float | None:
-        """When another seat's cards of this contest all left the table (settled) before any
-        card of the seat's laying arrived, and he has none in the contest: he passed then (the
-        victor clears his cards once the others passed; a question about the last play may
-        have held the game back while the table went on). None otherwise."""
+        """When another seat acted (`_other_acted`: laid a card, settled) or his cards of this
+        contest all left the table (settled) before any card of the seat's laying arrived, and
+        he has none in the contest: he passed then (an opener with no knight, A3, whose next
+        laying is a challenge; the victor clears his cards once the others passed; a question
+        about the last play may have held the game back while the table went on). None
+        otherwise."""
         c = game.contest
         if c.played[seat] or c.concealed[seat] or self._laid(game, seat):
             return None
         first = min((k.t for k in mine if k.seen), default=None)
+        if first is not None and (before := self._laid_first(game, seat, first, t)) is not None:
+            return before
         for other in range(game.n):
             laid = self._laid_seen(game, other) if other != seat else []
             if not laid or any(k.present for k in laid):
@@ -763,6 +781,12 @@ def _check(game: Game, event: Passed | CardsPlayed) -> None:
         game.check(event)
     except RuleError as err:
         raise AnswerError(str(err)) from err
+
+
+def _likely_a_card(card: Seen) -> bool:
+    """Named by a person, read surely, or read with its first guesses half or more."""
+    return card.named not in (None, "none") or sure_name(card.reading) is not None or \
+        sum(p for _, p in candidates(card.reading)[:GUESSES]) >= 0.5
 
 
 def _may_be(card: Seen, other: Seen) -> bool:
