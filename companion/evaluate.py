@@ -11,8 +11,6 @@ the game counted.
 
 from __future__ import annotations
 
-import json
-import math
 import tempfile
 import time
 from collections.abc import Callable
@@ -23,7 +21,7 @@ from typing import Any
 from vision.types import CardId
 
 from .commands import CommandError, Flush, NewGame, Resolve, Seen
-from .evaluate_table import remember
+from .evaluate_table import Photos, TrueTable, remember
 from .games.tightrope.interpreter import (
     Interpreter,
     card_id,
@@ -104,36 +102,6 @@ def _choice_of(label: str) -> str:
     return choice_id(scoring_of(card) or card.value)
 
 
-class TrueTable:
-    """Where rendered footage's cards truly lie, action by action (its truth.jsonl): what a
-    person sees on a question's photo."""
-
-    def __init__(self, steps: list[tuple[int, list[tuple[str, float, float, float]]]]) -> None:
-        self.steps = steps  # (frame, [(label, x, y, card width)]) after each action, in order
-
-    @classmethod
-    def of(cls, folder: Path) -> TrueTable | None:
-        """The footage's truth, None where it has none (a real game night's frames)."""
-        path = folder / "truth.jsonl"
-        if not path.is_file():
-            return None
-        steps = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            steps.append((int(row["frame"]), [
-                (c["label"], *c["center"], math.dist(c["corners"][0], c["corners"][1]))
-                for c in row["table"]]))
-        return cls(steps)
-
-    def card_at(self, frame: int, where: tuple[float, float]) -> str | None:
-        """The card that lay within half a card's width of `where` at `frame` (its label; the
-        nearest), None where none did (before the first action: the empty table)."""
-        table = next((cards for f, cards in reversed(self.steps) if f <= frame), [])
-        near = [(d, label) for label, x, y, width in table
-                if (d := math.dist((x, y), where)) <= width / 2]
-        return min(near)[1] if near else None
-
-
 class WeakenedReader:
     """A reader made worse on purpose, to show what the referee does with worse reads. A card
     it reads surely is, for good (a re-read does not help): abstained on for 10 % of the
@@ -186,16 +154,11 @@ def played_this_round(game: Game | None) -> list[CardId]:
 def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
     """Play `source` through `watcher` and a referee of its own; score against `true`."""
     result = FootageResult()
-    truth = TrueTable.of(Path(source.folder)) if hasattr(source, "folder") else None
-    came: dict[int, tuple[int, tuple[float, float]]] = {}  # track -> (frame, where) it came
+    photos = Photos(TrueTable.of(Path(source.folder)) if hasattr(source, "folder") else None)
 
-    def sees(key: str) -> str | None:  # the card there now, else when the watcher saw it come
-        kind, _, track = key.partition(":")
-        if truth is None or kind != "card" or not track.isdigit() or int(track) not in came:
-            return None
-        frame, where = came[int(track)]
-        label = truth.card_at(result.frames - 1, where) or truth.card_at(frame, where)
-        return "" if label is None else _choice_of(label)
+    def sees(key: str) -> str | None:  # as a choice of the question's
+        label = photos.sees(key)
+        return _choice_of(label) if label else label
 
     with tempfile.TemporaryDirectory(prefix="tightrope-eval-") as tmp:
         store = Store(Path(tmp) / "eval.db")
@@ -213,8 +176,7 @@ def run_footage(source: Any, watcher: Any, true: Game) -> FootageResult:
             t = result.frames / source.fps
             result.frames += 1
             changes = watcher.feed(frame)
-            came.update((c.observation.track, (result.frames - 1, c.observation.center))
-                        for c in changes if c.kind == "appeared")
+            photos.seen(result.frames - 1, changes)
             referee.handle(Seen(tuple(changes), t, frame if changes else None, watcher.moving))
             _count(result, answer_all(referee, true, sees=sees))
         referee.handle(Flush())

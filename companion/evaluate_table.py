@@ -6,9 +6,11 @@ against its record; the benches and the end-to-end tests use them.
 
 from __future__ import annotations
 
+import json
+import math
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,63 @@ from .store import Store
 # ends a bench rather than hanging it.
 END_ROUNDS = 50
 Answerer = Callable[[dict[str, Any], dict[str, Any]], str]  # a person: question, state -> choice
+
+
+class TrueTable:
+    """Where rendered footage's cards truly lie, action by action (its truth.jsonl): what a
+    person sees on a question's photo."""
+
+    def __init__(self, steps: list[tuple[int, list[tuple[str, float, float, float]]]]) -> None:
+        self.steps = steps  # (frame, [(label, x, y, card width)]) after each action, in order
+
+    @classmethod
+    def of(cls, folder: Path) -> TrueTable | None:
+        """The footage's truth, None where it has none (a real game night's frames)."""
+        path = folder / "truth.jsonl"
+        if not path.is_file():
+            return None
+        steps = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            steps.append((int(row["frame"]), [
+                (c["label"], *c["center"], math.dist(c["corners"][0], c["corners"][1]))
+                for c in row["table"]]))
+        return cls(steps)
+
+    def card_at(self, frame: int, where: tuple[float, float]) -> str | None:
+        """The card that lay within half a card's width of `where` at `frame` (its label; the
+        nearest), None where none did (before the first action: the empty table)."""
+        table = next((cards for f, cards in reversed(self.steps) if f <= frame), [])
+        near = [(d, label) for label, x, y, width in table
+                if (d := math.dist((x, y), where)) <= width / 2]
+        return min(near)[1] if near else None
+
+
+class Photos:
+    """What a person sees on a question's photo: the card that truly lies (the footage's
+    truth) where the watcher saw the question's card come, now, else when it came; by its
+    label, "" where none does (a glare boxed as a card), None where unknown (no truth, or
+    no card's question)."""
+
+    def __init__(self, truth: TrueTable | None) -> None:
+        self.truth = truth
+        self.frame = -1
+        self.came: dict[int, tuple[int, tuple[float, float]]] = {}  # track -> (frame, where)
+
+    def seen(self, frame: int, changes: Iterable[Any]) -> None:
+        """The watcher's changes of `frame`."""
+        self.frame = frame
+        self.came.update((c.observation.track, (frame, c.observation.center))
+                         for c in changes if c.kind == "appeared")
+
+    def sees(self, key: str) -> str | None:
+        kind, _, track = key.partition(":")
+        if self.truth is None or kind != "card" or not track.isdigit() or \
+                int(track) not in self.came:
+            return None
+        frame, where = self.came[int(track)]
+        label = self.truth.card_at(self.frame, where) or self.truth.card_at(frame, where)
+        return label or ""
 
 
 def remember(referee: Referee, watcher: Any) -> None:
@@ -48,6 +107,7 @@ def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, ans
     asked = offered = n = 0
     watcher = TableWatcher(load_zones(frames / "zones.json"), reader, fps=fps)
     source = FolderSource(frames, fps)
+    photos = Photos(TrueTable.of(frames))
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "table.db")
         referee = Referee(store)
@@ -57,14 +117,15 @@ def play_table(spec: GameSpec, events: list[Any], frames: Path, reader: Any, ans
         began = time.perf_counter()
         while (frame := source.read()) is not None:
             changes = watcher.feed(frame)
+            photos.seen(n, changes)
             referee.handle(Seen(tuple(changes), n / fps, frame if changes else None,
                                 watcher.moving))
             n += 1
-            a, o = answer_all(referee, answer)
+            a, o = answer_all(referee, answer, photos.sees)
             asked, offered = asked + a, offered + o
         for _ in range(END_ROUNDS):  # the footage's end: the table still, each answer settled
             referee.handle(Flush())
-            a, o = answer_all(referee, answer)
+            a, o = answer_all(referee, answer, photos.sees)
             asked, offered = asked + a, offered + o
             if not a:
                 break
@@ -83,10 +144,13 @@ def tally(got: list[Any], want: list[Any]) -> dict[str, int]:
     return {"right": right, "wrong": len(got) - right, "not_scored": max(0, len(want) - len(got))}
 
 
-def answer_all(referee: Referee, answer: Answerer, limit: int = 50) -> tuple[int, int]:
+def answer_all(referee: Referee, answer: Answerer,
+               sees: Callable[[str], str | None] = lambda key: None, limit: int = 50
+               ) -> tuple[int, int]:
     """Let the person answer every open question: (questions answered, of them those whose
-    choices held the true answer). A question that comes back once answered waits for the next
-    frame (companion.evaluate.answer_all)."""
+    choices held the true answer). A person who looks at the photo (`sees`, `Photos.sees`)
+    says "none" where offered when it shows no card. A question that comes back once
+    answered waits for the next frame (companion.evaluate.answer_all)."""
     asked = offered = 0
     keys: set[str] = set()
     for _ in range(limit):
@@ -95,8 +159,9 @@ def answer_all(referee: Referee, answer: Answerer, limit: int = 50) -> tuple[int
         if conflict is None or view["state"] is None or conflict["key"] in keys:
             break
         keys.add(conflict["key"])
-        choice = answer(conflict, view["state"])
         ids = [c["id"] for c in conflict["choices"]]
+        no_card = sees(conflict["key"]) == "" and "none" in ids
+        choice = "none" if no_card else answer(conflict, view["state"])
         offered += choice in ids and choice != "none"
         try:
             referee.handle(Resolve(conflict["id"], choice))

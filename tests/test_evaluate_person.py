@@ -11,6 +11,7 @@ import numpy as np
 
 from companion.commands import NewGame, Resolve, Seen
 from companion.evaluate import TrueTable, answer_all
+from companion.evaluate_table import Photos
 from companion.games.tightrope.interpreter import SCORING_SETTLE_S
 from companion.games.tightrope.randgame import random_game
 from companion.games.tightrope.rules import Game, Variant
@@ -99,3 +100,16 @@ def test_a_question_that_comes_back_once_answered_waits_for_the_next_frame():
     true = Game.replay(random_game(random.Random(1), 3, Variant()))
     assert answer_all(referee, true) == (1, 1)  # type: ignore[arg-type]
     assert referee.answers == ["ok"]
+
+
+def test_the_photos_of_any_game_show_the_card_where_its_question_came_from():
+    # Attacke and solo benches (companion.evaluate_table.Photos): the card truly lying where
+    # the watcher saw the question's card come; "" for none (a glare), None if unknown
+    truth = TrueTable([(10, [("red-4", 300.0, 600.0, 80.0)])])
+    photos = Photos(truth)
+    glare = Observation(Reading.of(None, 0.16, (), 0.98), QUAD, (900.0, 300.0), 5, 3, track=7)
+    card = Observation(Reading.of(None, 0.4, (), 0.98), QUAD, (310.0, 605.0), 1, 3, track=8)
+    photos.seen(12, [Change("appeared", glare, 12), Change("appeared", card, 12)])
+    assert photos.sees("card:7") == "" and photos.sees("card:8") == "red-4"
+    assert photos.sees("card:9") is None and photos.sees("pass:0:1") is None
+    assert Photos(None).sees("card:7") is None  # a real night's frames: no truth
