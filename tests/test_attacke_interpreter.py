@@ -425,6 +425,39 @@ def test_a_card_laid_and_cleared_with_the_victors_is_his_play_all_the_same():
                             Passed(0)]
 
 
+def test_a_card_named_unseen_then_seen_and_named_again_is_one_card():
+    # Attacke seed 4, zero-shot: Eli's green 2, named as a card the camera did not see, was
+    # found a moment later read as a green 7 at 0.43; asked, a person named it green 2 again:
+    # it is that card, seen late, not a second green 2.
+    t = Table()
+    for seat, name in ((0, "red-2"), (1, "red-3"), (2, "red-4"), (0, "red-3"), (1, "red-3")):
+        t.lay(seat, sure(name))
+        t.wait()
+    t.hand(2)  # Cy lays his 5 under his hand: the camera misses it
+    t.wait()
+    t.lay(0, sure("red-7"))
+    t.wait()
+    t.answer("pass:0:2", "more")
+    t.answer("more:0:2", "red-5")
+    t.answer("more:0:2", "none")
+    late = t.lay(2, read(("red-7", 0.43), ("red-5", 0.06)))  # seen late, read unsure
+    t.wait()
+    t.answer(f"card:{late}", "red-5")
+    t.wait()
+    assert t.events[5:] == [CardsPlayed(2, (C("red-5"),)), CardsPlayed(0, (C("red-7"),))]
+    assert not t.questions
+
+
+def test_a_glare_in_an_empty_zone_is_no_act_of_its_seat():
+    # Attacke seed 4, zero-shot: a lamp's glare in Fay's empty zone, read as five yellow cards
+    # at 0.16 to 0.08, stood for her act: the seats before her were taken to have passed.
+    t = Table(players=4, first=1)
+    t.lay(3, read(("yellow-3", 0.16), ("yellow-4", 0.11), ("yellow-5", 0.1), ("yellow-7", 0.1)))
+    t.wait()
+    t.wait()
+    assert t.events == []
+
+
 def test_a_card_laid_while_a_question_held_the_turn_then_cleared_is_her_play():
     """The camera misses Cy's red 5; Ana lays a red 7 while the table is asked about him; his 5
     is seen late, after her 7; she clears all her cards (she passed after her play). Her 7

@@ -66,7 +66,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from vision.types import GUESSES, Change, Observation, Reading
+from vision.types import Change, Observation, Reading
 
 from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
 from .rules import BACK, CARD_NAMES, Card, CardsPlayed, Game, NotHigher, Passed, RuleError
@@ -76,6 +76,7 @@ GONE_S = 1.0           # ... or this long after all of it was taken away (not a 
 SEEN_AGAIN_S = 3.0     # a counted card seen again within this long of leaving, at its place
 SAME_PLACE = 0.5       # (within this many card widths), and read as it with at least
 MAY_BE_SAME = 0.2      # this probability, is the card seen again, not a new one
+LIKELY = 0.5           # a card read unsure this sure of one card is likely a card: its seat acted
 SEEN_LATE_S = 10.0     # a card named unseen, then seen within this long, reading as it, is it
 MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
 MIN_ODDS = 4.0         # this many times likelier than the next legal card,
@@ -264,7 +265,7 @@ class Interpreter:
                 card = Seen(obs.track, _zone(obs), obs.reading, t, self._order, center=obs.center,
                             width=_width(obs))
                 self.cards[obs.track] = card
-                self._seen_again(card, t) or self._seen_late(card, t)
+                self._seen_again(card, t) or self._seen_late(card)
                 for other in self._waiting(_zone(obs)):  # new evidence: asked again
                     other.refused = ""
                 self._short = {(i, s) for i, s in self._short if s != card.zone}
@@ -280,13 +281,16 @@ class Interpreter:
         self._unseen += 1
         self.cards[-self._unseen] = self.cards.pop(card.track)
 
-    def _seen_late(self, card: Seen, t: float) -> bool:
+    def _seen_late(self, card: Seen, named: str | None = None) -> bool:
         """A card that appears in a seat's zone soon after a person named a card of his the
-        camera did not see, and may read as it, is that card, seen late (it lay under the hand
-        or under the cards laid after it), not one more."""
+        camera did not see, and may read as it (or that a person now names as it: `named`),
+        is that card, seen late (it lay under the hand or under the cards laid after it), not
+        one more. Attacke seed 4, zero-shot: Eli's green 2, named unseen, was found 1.4 s later,
+        read as a green 7 at 0.43, and named green 2 again, a fourth card of his laying."""
         for old in self.cards.values():
             if old.seen or old.status == "ignored" or old.zone != card.zone or \
-                    t - old.t > SEEN_LATE_S or old.named is None or not _may_be(card, old):
+                    abs(card.t - old.t) > SEEN_LATE_S or old.named is None or \
+                    not (old.named == named if named is not None else _may_be(card, old)):
                 continue
             card.status, card.contest, card.at = old.status, old.contest, old.at
             card.named, card.order = old.named, old.order
@@ -375,7 +379,7 @@ class Interpreter:
             card = self.cards[int(rest)]
             if choice == "none":
                 card.status = "ignored"
-            else:
+            elif not self._seen_late(card, choice):
                 self._name(card, choice, game)
         elif kind == "backs":
             contest, seat = (int(x) for x in rest.split(":"))
@@ -624,15 +628,15 @@ class Interpreter:
 
     def _other_acted(self, game: Game, seat: int, t: float) -> float | None:
         """When another seat still in the contest acted, or None: a card of his laid since the
-        turn began lies settled in his zone (one lying from before is no act), or every card
-        of his the camera saw laid in this contest has gone (settled). Turns go clockwise: the
-        seat at turn acted before him."""
+        turn began lies settled in his zone, likely a card (one lying from before is no act,
+        nor a glare), or every card of his the camera saw laid in this contest has gone
+        (settled). Turns go clockwise: the seat at turn acted before him."""
         c = game.contest
         for other in range(game.n):
             if other == seat or not c.in_play(other):
                 continue
-            settled = [k.t for k in self._waiting(other)
-                       if k.t >= self._turn_began and t - k.t >= self.settle_s - 1e-9]
+            settled = [k.t for k in self._waiting(other) if k.t >= self._turn_began
+                       and t - k.t >= self.settle_s - 1e-9 and _likely_a_card(k)]
             if settled:
                 return min(settled)
             laid = self._laid_seen(game, other)
@@ -643,9 +647,7 @@ class Interpreter:
 
     def _laid_first(self, game: Game, seat: int, first: float, t: float) -> float | None:
         """When another seat still in the contest laid a card after the turn began and before
-        `first` (the seat's laying's first card), settled there, and likely a card (a person
-        named it, or the reader gives its first guesses half or more: not a glimpse of the
-        table), or None."""
+        `first` (the seat's laying's first card), settled there, and likely a card, or None."""
         c = game.contest
         laid = [k.t for other in range(game.n) if other != seat and c.in_play(other)
                 for k in self._waiting(other) if self._turn_began <= k.t < first
@@ -784,9 +786,13 @@ def _check(game: Game, event: Passed | CardsPlayed) -> None:
 
 
 def _likely_a_card(card: Seen) -> bool:
-    """Named by a person, read surely, or read with its first guesses half or more."""
+    """Named by a person, read surely, or read as one card at LIKELY or more: not a glimpse
+    of the table, nor a glare (Attacke seed 4, zero-shot: a lamp's glare in Fay's empty zone,
+    read as five yellow cards at 0.16 to 0.08, stood for her act, and the three seats before
+    her were taken to have passed)."""
+    named = candidates(card.reading)
     return card.named not in (None, "none") or sure_name(card.reading) is not None or \
-        sum(p for _, p in candidates(card.reading)[:GUESSES]) >= 0.5
+        bool(named and named[0][1] >= LIKELY)
 
 
 def _may_be(card: Seen, other: Seen) -> bool:
