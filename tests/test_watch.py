@@ -658,6 +658,47 @@ def test_a_card_s_bare_place_is_looked_at_where_the_card_was_first_boxed():
     assert [e[1] for e in _run(w, taken + [cloth.bare] * 8)] == ["removed"]
 
 
+def test_a_fan_taken_from_a_busy_cloth_is_removed_though_its_top_card_lay_on_another():
+    """Attacke seed 5, zero-shot, floral cloth: a card laid half over another. Its place
+    before its hand came showed the card beneath, never the cloth; once the fan was taken
+    away, the reader took the bare cloth for some card, and the top card stayed, and the card
+    under it with it. A card's place is also the cloth beneath it, as last seen bare."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    cloth = _BusyCloth()
+    beneath, on_top = Box(170, 150, 80, 123, 0.0), Box(215, 150, 80, 123, 0.0)
+    laid_1, laid_2 = cloth.bare.copy(), cloth.bare.copy()
+    for frame, boxes in ((laid_1, (beneath,)), (laid_2, (beneath, on_top))):
+        for box, grey in zip(boxes, (200, 150), strict=False):
+            cv2.fillConvexPoly(frame, box.quad().astype(np.int32), (grey, grey, grey))
+    shown: list = []
+
+    class Fan:
+        def find(self, frame):
+            return [Detection(b, 0.9) for b in shown]
+
+    w = cloth.watcher()
+    w.detector = Fan()  # type: ignore[assignment]
+
+    def hand(under: np.ndarray, k: int) -> np.ndarray:
+        frame = under.copy()
+        cv2.circle(frame, (40 + 50 * k, 150), 60, (90, 140, 200), -1)
+        return frame
+
+    assert _run(w, [cloth.bare] * 4 + [hand(cloth.bare, k) for k in range(6)]) == []
+    shown[:] = [beneath]
+    assert [e[1] for e in _run(w, [laid_1] * 8)] == ["appeared"]
+    shown[:] = []
+    assert _run(w, [hand(laid_1, k) for k in range(6)]) == []
+    shown[:] = [beneath, on_top]
+    assert [e[1] for e in _run(w, [laid_2] * 8)] == ["appeared"]
+    shown[:] = []
+    taken = [hand(laid_2, k) for k in range(6)]
+    assert [e[1] for e in _run(w, taken + [cloth.bare] * 12)] == ["removed", "removed"]
+    assert w.cards() == []
+
+
 def test_a_card_laid_a_third_over_another_is_seen_where_its_box_is_not_the_card_beneath():
     """A red 4 laid a third of a card's width over a red 3, after a hand: the detector boxes
     only the red 4, and its box is more like a box beside its peak that lies across both (read

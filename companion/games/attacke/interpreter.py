@@ -22,13 +22,13 @@ outside every zone, and such a card is nobody's). What becomes an event:
 - **A pass with an empty zone**: a seat at turn that has laid nothing in this contest (an
   opener with no knight, A3, or a player who never challenged) leaves nothing to see. Turns go
   clockwise and a player acts only in turn, so another seat still in the contest acting -- a card
-  of his lying settled in his zone, or all his cards of this contest gone -- says every seat at
-  turn before him passed. *Ruling:* that is taken as the pass when the seat at turn has nothing
-  in his zone at all (no card the camera still sees there, counted or not); where cards of his
-  still lie there, a person says it ("Did Ben pass?", offering "passed"). A laying of his that
-  arrives after that act is his next play, not his first (Attacke seed 1: Ana, to open with no
-  knight, passed; Ben opened, and Ana's shield, laid before Ben's card settled, was taken for
-  her opening and refused).
+  of his lying settled in his zone, likely a card (not a glare read as a little of several), or
+  all his cards of this contest gone -- says every seat at turn before him passed. *Ruling:*
+  that is taken as the pass when the seat at turn has nothing in his zone at all (no card the
+  camera still sees there, counted or not); where cards of his still lie there, a person says
+  it ("Did Ben pass?", offering "passed"). A laying of his that arrives after that act is his
+  next play, not his first (Attacke seed 1: Ana, to open with no knight, passed; Ben opened,
+  and Ana's shield, laid before Ben's card settled, was taken for her opening and refused).
 - **The contest's end** (A9) is the rules' own: the victor's cards, then taken away, are
   explained and make no event; so are the cards of a seat that passed.
 
@@ -656,8 +656,8 @@ class Interpreter:
 
     def _cleared_before(self, game: Game, seat: int, mine: list[Seen], t: float
                         ) -> float | None:
-        """When another seat acted (`_other_acted`: laid a card, settled) or his cards of this
-        contest all left the table (settled) before any card of the seat's laying arrived, and
+        """When another seat laid a card (`_laid_first`) or his cards of this contest all left
+        the table (settled) before any card of the seat's laying arrived, and
         he has none in the contest: he passed then (an opener with no knight, A3, whose next
         laying is a challenge; the victor clears his cards once the others passed; a question
         about the last play may have held the game back while the table went on). None
