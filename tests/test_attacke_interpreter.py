@@ -448,6 +448,32 @@ def test_a_card_named_unseen_then_seen_and_named_again_is_one_card():
     assert not t.questions
 
 
+def test_cards_taken_away_while_a_question_held_the_game_are_a_pass_before_the_next_laying():
+    # Attacke seed 11, zero-shot: the game waited on a question about Ana's play while Ben took
+    # his cards away (he passed), Ana cleared hers and both laid the next contest's; Ben's new
+    # card was taken for his play in the contest he had left, and the game stalled.
+    t = Table(players=2)
+    a = t.lay(0, sure("red-2"))
+    t.wait()
+    b = t.lay(1, sure("red-3"))
+    t.wait()
+    c = t.lay(0, read(("red-7", 0.5), ("red-5", 0.45)))
+    t.wait()
+    t.take(b, dt=1.0)
+    t.wait()
+    t.take(a, c, dt=1.0)
+    t.wait()
+    t.lay(0, sure("blue-5"), dt=1.0)
+    t.lay(1, sure("blue-7"), dt=2.0)
+    t.wait()
+    t.answer(f"card:{c}", "red-7")
+    t.wait()
+    t.wait()
+    assert t.events[2:] == [CardsPlayed(0, (C("red-7"),)), Passed(1),
+                            CardsPlayed(0, (C("blue-5"),)), CardsPlayed(1, (C("blue-7"),))]
+    assert not t.questions
+
+
 def test_a_glare_in_an_empty_zone_is_no_act_of_its_seat():
     # Attacke seed 4, zero-shot: a lamp's glare in Fay's empty zone, read as five yellow cards
     # at 0.16 to 0.08, stood for her act: the seats before her were taken to have passed.

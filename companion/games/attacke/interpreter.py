@@ -473,6 +473,8 @@ class Interpreter:
         mine = self._laying(seat)
         if mine:
             cleared = self._cleared_before(game, seat, mine, t)
+            if cleared is None:
+                cleared = self._left_before(game, seat, mine, t)
             if cleared is not None:  # he passed; his cards are his next contest's
                 return Apply(Passed(seat), position=Position(len(game.log), index, (), cleared))
             if not self._settled(mine, t):
@@ -675,6 +677,23 @@ class Interpreter:
             gone = max(k.gone_t for k in laid)
             if first is not None and gone < first and t - gone >= self.settle_s - 1e-9:
                 return gone
+        return None
+
+    def _left_before(self, game: Game, seat: int, mine: list[Seen], t: float) -> float | None:
+        """When every card the seat laid in this contest that the camera saw left his zone
+        (settled) GONE_S or more before the first card of his laying now arrived, no other
+        seat having acted first: he passed then (A7), and what he lays now is his next
+        contest's. Attacke seed 11, zero-shot: a question about the victor's face-down heap
+        held the game until the next contest's cards lay on the table; Ben's shield and back
+        of contest 12 were taken for his play in contest 11. None otherwise."""
+        laid = self._laid_seen(game, seat)
+        first = min((k.t for k in mine if k.seen), default=None)
+        if not laid or first is None or any(k.present for k in laid) or \
+                self._acted_before(seat, laid):
+            return None
+        gone = max(k.gone_t for k in laid)
+        if first - gone >= GONE_S - 1e-9 and t - gone >= self.settle_s - 1e-9:
+            return gone
         return None
 
     def _heap_seen_late(self, game: Game) -> None:
