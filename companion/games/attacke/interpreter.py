@@ -17,8 +17,10 @@ outside every zone, and such a card is nobody's). What becomes an event:
   laid): the victor clearing his cards as soon as the others passed unseen. *Ruling:* a player
   who lays cards and takes them back at once has played them; a person undoes it.
 - **A pass by removal** (A7): every card the seat at turn laid in this contest has left his
-  zone, and stayed gone for `settle_s`: `Passed(seat)`. Not where another seat laid a card in
-  this turn before they left: he did something the camera did not see first, a person says what.
+  zone, and stayed gone for `settle_s`: `Passed(seat)`; also where he laid new cards GONE_S or
+  more after they left (a question held the game while the table went on). Not where another
+  seat laid a card in this turn before they left: he did something the camera did not see
+  first, a person says what.
 - **A pass with an empty zone**: a seat at turn that has laid nothing in this contest (an
   opener with no knight, A3, or a player who never challenged) leaves nothing to see. Turns go
   clockwise and a player acts only in turn, so another seat still in the contest acting -- a card
