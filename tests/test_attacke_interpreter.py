@@ -425,21 +425,30 @@ def test_a_card_laid_and_cleared_with_the_victors_is_his_play_all_the_same():
                             Passed(0)]
 
 
-def test_a_card_named_unseen_then_seen_and_named_again_is_one_card():
-    # Attacke seed 4, zero-shot: Eli's green 2, named as a card the camera did not see, was
-    # found a moment later read as a green 7 at 0.43; asked, a person named it green 2 again:
-    # it is that card, seen late, not a second green 2.
+def cy_names_his_5_the_camera_missed() -> tuple[Table, list[int]]:
+    """Ana, Ben and Cy challenged in red; Cy laid his 5 under his hand, the camera missed it,
+    and Ana laid her 7; asked, a person named Cy's 5. The table, and Ana's cards' tracks."""
     t = Table()
+    mine = []
     for seat, name in ((0, "red-2"), (1, "red-3"), (2, "red-4"), (0, "red-3"), (1, "red-3")):
-        t.lay(seat, sure(name))
+        track = t.lay(seat, sure(name))
+        mine += [track] if seat == 0 else []
         t.wait()
-    t.hand(2)  # Cy lays his 5 under his hand: the camera misses it
+    t.hand(2)
     t.wait()
-    t.lay(0, sure("red-7"))
+    mine.append(t.lay(0, sure("red-7")))
     t.wait()
     t.answer("pass:0:2", "more")
     t.answer("more:0:2", "red-5")
     t.answer("more:0:2", "none")
+    return t, mine
+
+
+def test_a_card_named_unseen_then_seen_and_named_again_is_one_card():
+    # Attacke seed 4, zero-shot: Eli's green 2, named as a card the camera did not see, was
+    # found a moment later read as a green 7 at 0.43; asked, a person named it green 2 again:
+    # it is that card, seen late, not a second green 2.
+    t, _ = cy_names_his_5_the_camera_missed()
     late = t.lay(2, read(("red-7", 0.43), ("red-5", 0.06)))  # seen late, read unsure
     t.wait()
     t.answer(f"card:{late}", "red-5")
@@ -489,19 +498,7 @@ def test_a_card_laid_while_a_question_held_the_turn_then_cleared_is_her_play():
     is seen late, after her 7; she clears all her cards (she passed after her play). Her 7
     came before her turn began and left with her counted cards, but reads as none of them:
     it is her play, not one of them seen twice."""
-    t = Table()
-    mine = []
-    for seat, name in ((0, "red-2"), (1, "red-3"), (2, "red-4"), (0, "red-3"), (1, "red-3")):
-        track = t.lay(seat, sure(name))
-        mine += [track] if seat == 0 else []
-        t.wait()
-    t.hand(2)  # Cy lays his 5 under his hand: the camera misses it
-    t.wait()
-    mine.append(t.lay(0, sure("red-7")))
-    t.wait()
-    t.answer("pass:0:2", "more")
-    t.answer("more:0:2", "red-5")
-    t.answer("more:0:2", "none")
+    t, mine = cy_names_his_5_the_camera_missed()
     t.lay(2, sure("red-5"))  # seen late
     t.take(*mine)
     t.wait()
