@@ -639,8 +639,7 @@ class Interpreter:
         for other in range(game.n):
             if other == seat or not c.in_play(other):
                 continue
-            settled = [k.t for k in self._waiting(other) if k.t >= self._turn_began
-                       and t - k.t >= self.settle_s - 1e-9 and _likely_a_card(k)]
+            settled = self._acts(other, t)
             if settled:
                 return min(settled)
             laid = self._laid_seen(game, other)
@@ -650,13 +649,18 @@ class Interpreter:
         return None
 
     def _laid_first(self, game: Game, seat: int, first: float, t: float) -> float | None:
-        """When another seat still in the contest laid a card after the turn began and before
-        `first` (the seat's laying's first card), settled there, and likely a card, or None."""
+        """When another seat still in the contest laid a card (`_acts`) before `first` (the
+        seat's laying's first card), or None."""
         c = game.contest
-        laid = [k.t for other in range(game.n) if other != seat and c.in_play(other)
-                for k in self._waiting(other) if self._turn_began <= k.t < first
+        return min((when for other in range(game.n) if other != seat and c.in_play(other)
+                    for when in self._acts(other, t, first)), default=None)
+
+    def _acts(self, other: int, t: float, before: float = math.inf) -> list[float]:
+        """When the cards in seat `other`'s zone that are an act of his arrived: laid since
+        the turn began (one lying from before is no act) and before `before`, settled, and
+        likely a card (a glare is none)."""
+        return [k.t for k in self._waiting(other) if self._turn_began <= k.t < before
                 and t - k.t >= self.settle_s - 1e-9 and _likely_a_card(k)]
-        return min(laid, default=None)
 
     def _cleared_before(self, game: Game, seat: int, mine: list[Seen], t: float
                         ) -> float | None:
