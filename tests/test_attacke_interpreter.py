@@ -764,6 +764,31 @@ def test_backs_seen_after_a_person_counted_the_heap_are_that_heap():
     assert t.events[-1] == CardsPlayed(0, (C("red-4"),)) and not t.questions
 
 
+def test_backs_read_as_a_shield_and_seen_after_the_heap_was_counted_are_that_heap():
+    """Attacke zero-shot, seed 9: the design's backs read as a shield 10 (0.65-0.95). A person
+    named each and said how many lie face down; one seen later, read as a shield 10 at 0.94,
+    was taken for a new shield 10 of the seat when he took his cards away (his pass)."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-3"))
+    t.wait()
+    like_a_shield = read(("shield-10", 0.72), ("back", 0.05))
+    heap = [t.lay(1, like_a_shield) for _ in range(2)]
+    t.wait()
+    for track in heap:
+        t.answer(f"card:{track}", "back")
+    t.answer("backs:0:1", "4")
+    assert t.events[-1] == CardsPlayed(1, (), 4)
+    late = t.lay(1, read(("shield-10", 0.94), ("back", 0.03)), dt=0.5)
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (), 4) and f"card:{late}" not in t.questions
+    t.lay(0, sure("red-2"))
+    t.wait()
+    t.take(*heap, late)  # Ben passes
+    t.wait()
+    t.wait()
+    assert t.events[2:] == [CardsPlayed(0, (C("red-2"),)), Passed(1)]
+
+
 def test_a_back_counts_one_face_down_in_the_concealed_variant():
     t = Table(variant=Variant(concealed=True))
     t.lay(0, sure("red-3"))

@@ -705,7 +705,9 @@ class Interpreter:
     def _heap_seen_late(self, game: Game) -> None:
         """Backs that appear in a seat's zone after his face-down cards of this contest were
         counted, as many as a person said: more of that heap, seen late (face-down cards are
-        laid once a contest, A12), not a new act."""
+        laid once a contest, A12), not a new act. A back is read surely so, or as the heap's
+        backs were read: Attacke zero-shot, seed 9, whose design's backs read as a shield 10
+        at 0.65-0.95, took one seen late for a new shield 10 of the seat."""
         index = game.contest.index
         for (contest, seat), said in self._face_down.items():
             if contest != index:
@@ -714,7 +716,8 @@ class Interpreter:
                     and c.contest == index and BACK in (c.named, sure_name(c.reading))]
             if not heap:
                 continue
-            late = [c for c in self._waiting(seat) if sure_name(c.reading) == BACK]
+            late = [c for c in self._waiting(seat) if sure_name(c.reading) == BACK
+                    or any(_reads_like(c, h) for h in heap)]
             for card in late[:max(0, said - len(heap))]:
                 card.status, card.contest, card.at = "counted", index, heap[0].at
 
@@ -824,6 +827,14 @@ def _may_be(card: Seen, other: Seen) -> bool:
     """May `card` read as `other` (the name a person gave it, or its sure read)?"""
     name = other.named or sure_name(other.reading)
     return name is not None and _probability(card.reading, name) >= MAY_BE_SAME
+
+
+def _reads_like(card: Seen, other: Seen) -> bool:
+    """Does the reader's best guess for `card` (MAY_BE_SAME or more) match its best for `other`?
+    A design's backs may all read as one card, a shield 10 say, and a person named them."""
+    guess, like = candidates(card.reading)[:1], candidates(other.reading)[:1]
+    return bool(guess and like) and guess[0][0] == like[0][0] and \
+        min(guess[0][1], like[0][1]) >= MAY_BE_SAME
 
 
 def _swapped(card: Seen, reading: Any) -> bool:
