@@ -226,7 +226,7 @@ def _answerer(spec: GameSpec, true: Any) -> Answerer:
         return SoloPerson(true).answer
     from .games.tightrope.person import answer
 
-    return lambda conflict, state: answer(conflict, state, true)
+    return lambda conflict, state, photo=None: answer(conflict, state, true)  # no photos here
 
 
 class _Person(threading.Thread):

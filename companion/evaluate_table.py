@@ -12,7 +12,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .commands import CommandError, Flush, NewGame, Resolve, Seen
 from .games import GameSpec
@@ -23,7 +23,14 @@ from .store import Store
 # Flushes after the footage, each answering what it asked: a referee that never stops asking
 # ends a bench rather than hanging it.
 END_ROUNDS = 50
-Answerer = Callable[[dict[str, Any], dict[str, Any]], str]  # a person: question, state -> choice
+
+
+class Answerer(Protocol):
+    """A person: the choice he picks for a question, given the table's state and the label
+    of the card the question's photo shows (None where unknown)."""
+
+    def __call__(self, conflict: dict[str, Any], state: dict[str, Any],
+                 photo: str | None = None) -> str: ...
 
 
 class TrueTable:
@@ -57,8 +64,9 @@ class TrueTable:
 
 
 class Photos:
-    """What a person sees on a question's photo: the card that truly lies (the footage's
-    truth) where the watcher saw the question's card come, now, else when it came; by its
+    """What a person sees on a question's photo: the card that truly lay (the footage's
+    truth) where the watcher saw the question's card come, when it came (the photo is the
+    crop taken then: a question may wait until the next trick lies there), else now; by its
     label, "" where none does (a glare boxed as a card), None where unknown (no truth, or
     no card's question)."""
 
@@ -79,7 +87,7 @@ class Photos:
                 int(track) not in self.came:
             return None
         frame, where = self.came[int(track)]
-        label = self.truth.card_at(self.frame, where) or self.truth.card_at(frame, where)
+        label = self.truth.card_at(frame, where) or self.truth.card_at(self.frame, where)
         return label or ""
 
 
@@ -149,7 +157,8 @@ def answer_all(referee: Referee, answer: Answerer,
                ) -> tuple[int, int]:
     """Let the person answer every open question: (questions answered, of them those whose
     choices held the true answer). A person who looks at the photo (`sees`, `Photos.sees`)
-    says "none" where offered when it shows no card. A question that comes back once
+    says "none" where offered when it shows no card, and names the card it shows where that
+    is one the question may be after (the person's own rule). A question that comes back once
     answered waits for the next frame (companion.evaluate.answer_all)."""
     asked = offered = 0
     keys: set[str] = set()
@@ -160,8 +169,9 @@ def answer_all(referee: Referee, answer: Answerer,
             break
         keys.add(conflict["key"])
         ids = [c["id"] for c in conflict["choices"]]
-        no_card = sees(conflict["key"]) == "" and "none" in ids
-        choice = "none" if no_card else answer(conflict, view["state"])
+        photo = sees(conflict["key"])
+        no_card = photo == "" and "none" in ids
+        choice = "none" if no_card else answer(conflict, view["state"], photo or None)
         offered += choice in ids and choice != "none"
         try:
             referee.handle(Resolve(conflict["id"], choice))

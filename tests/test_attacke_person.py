@@ -24,3 +24,15 @@ def test_each_unsure_card_of_a_play_is_one_not_named_yet():
     answers = [person.answer(ask(track), STATE) for track in range(5)]
     # three face down, then the green 4; a fifth card the play does not hold is none
     assert answers == ["back", "back", "back", "green-4", "none"]
+
+
+def test_he_names_the_card_the_photo_shows_among_the_play_s():
+    """Attacke zero-shot, seed 9: a back read as a shield 10, the play's knight ranked above
+    the back; a person who names by the ranking calls it the knight, counted twice."""
+    person = Person(Game.replay(EVENTS))
+    ranked = ask(7)
+    ranked["choices"] = [{"id": i, "label": i} for i in ["green-4", "back", "none"]]
+    assert person.answer(ranked, STATE, photo="back") == "back"
+    assert person.answer(ranked, STATE) == "green-4"  # not looking: the ranking
+    # a photo of a card the play does not hold (another seat's, say): the ranking again
+    assert person.answer(ask(8), STATE, photo="green-3") == "back"

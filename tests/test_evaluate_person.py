@@ -113,3 +113,16 @@ def test_the_photos_of_any_game_show_the_card_where_its_question_came_from():
     assert photos.sees("card:7") == "" and photos.sees("card:8") == "red-4"
     assert photos.sees("card:9") is None and photos.sees("pass:0:1") is None
     assert Photos(None).sees("card:7") is None  # a real night's frames: no truth
+
+
+def test_a_question_s_photo_shows_the_card_as_it_came_not_the_next_one_there():
+    """Tightrope zero-shot, design 171 on a plaid cloth: a question about Dora's 29 waited
+    until the next trick, when her 45 lay in its place; the person who looked at the table
+    then said "none" and the trick was lost, with every later one."""
+    truth = TrueTable([(66, [("number-29", 900.0, 110.0, 80.0)]), (114, []),
+                       (160, [("number-45", 892.0, 99.0, 80.0)])])
+    photos = Photos(truth)
+    dora = Observation(Reading.of(None, 0.95, (), 0.98), QUAD, (903.0, 112.0), 3, 3, track=3)
+    photos.seen(77, [Change("appeared", dora, 77)])
+    photos.seen(203, [])
+    assert photos.sees("card:3") == "number-29"

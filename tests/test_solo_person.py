@@ -65,3 +65,13 @@ def test_a_redraw_named_late_puts_the_table_s_record_a_move_ahead_of_the_true_on
                     {"events": 2}) == "3C"
     # the table: GameStarted, the 2C, the 3C, the mission; the redraw of the 4H is move 3
     assert p.answer(ask("draws:3", "How many?", "0", "1", "2"), {"events": 4}) == "2"
+
+
+def test_he_names_the_informant_the_photo_shows():
+    """The row's place may hold either of two informants (the camera may have lost one); the
+    photo shows which."""
+    p = Person(TRUE)
+    row = "Which card did Ana turn in the row (card 2 of the row)? The camera is not sure."
+    assert p.answer(ask("card:8", row, "4D", "3D", "back", "none"), {"events": 4},
+                    photo="3D") == "3D"
+    assert p.answer(ask("card:9", row, "4D", "3D", "back", "none"), {"events": 4}) == "4D"

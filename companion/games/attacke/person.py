@@ -2,9 +2,11 @@
 
 What a player who watched would say: which card a seat laid (of the cards that seat really laid
 in that contest and the table does not count yet), or whether the seat at turn really passed.
-It works from what a phone gets (the conflict and the state of /api/view) and the true game,
-as Tightrope's person does; it remembers the cards it named for a play not yet counted, since a
-person who named one of two unsure cards of a play names the other card for the second.
+It works from what a phone gets (the conflict, its photo and the state of /api/view) and the
+true game, as Tightrope's person does; it remembers the cards it named for a play not yet
+counted, since a person who named one of two unsure cards of a play names the other card for
+the second. Where the photo shows one of those cards, he names that one: the back he sees, not
+the play's other card the reader ranked above it.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ class Person:
         self._named: dict[tuple[int, int], tuple[int, Counter[str]]] = {}
         self._plays = _plays(true)
 
-    def answer(self, conflict: dict[str, Any], state: dict[str, Any]) -> str:
-        """The choice id a person who saw the table picks for `conflict`."""
+    def answer(self, conflict: dict[str, Any], state: dict[str, Any],
+               photo: str | None = None) -> str:
+        """The choice id a person who saw the table picks for `conflict`; `photo`: the label
+        of the card its photo shows (evaluate_table.Photos), None where unknown."""
         kind = str(conflict["key"]).split(":")[0]
         ids = [c["id"] for c in conflict["choices"]]
         index, seat = int(conflict.get("round", 0)), conflict.get("seat")
@@ -61,8 +65,9 @@ class Person:
         left = left - counted - named
         # he saw the card: one of the play the table is at (the first not counted yet)
         now = now - named  # not in place: `now` is the true play, kept
-        wanted = next((i for i in ids if now[i] > 0), None) or \
-            next((i for i in ids if left[i] > 0), None)  # the reader's ranking first
+        looked = [photo] if photo in ids else []  # the card he sees first
+        wanted = next((i for i in looked + ids if now[i] > 0), None) or \
+            next((i for i in looked + ids if left[i] > 0), None)  # the reader's ranking next
         if wanted is None:
             return "none" if "none" in ids else ids[-1]
         named[wanted] += 1

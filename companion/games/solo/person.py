@@ -4,12 +4,13 @@ What the player would say: how many cards he drew before a move (he drew them), 
 stays on a spot, an informant or a card of a mission the camera missed, a redraw it missed
 (more informants in the row than it counted), and which card the camera saw: of the move the
 question is about (the first of the record the table has not counted yet, of the kind the
-question names), one of the cards it laid from the hand or of the informants it turned, first
-those lying where the question says, the reader's ranking picking among them, never one he
-named already for this move. A card in the row the reader ranks face down first is a card face
-down. It works from what a phone gets (the conflict and the state of /api/view, whose "events"
-says how far the table's record goes; a redraw he named late is a move of its own there) and
-the true game, as Attacke's person does.
+question names), one of the cards it laid from the hand or of the informants it turned: the
+one the question's photo shows, else first those lying where the question says, the reader's
+ranking picking among them, never one he named already for this move. A card in the row the
+reader ranks face down first is a card face down. It works from what a phone gets (the
+conflict, its photo and the state of /api/view, whose "events" says how far the table's record
+goes; a redraw he named late is a move of its own there) and the true game, as Attacke's
+person does.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ class Person:
         # in as a move of its own, so the table's count of events and moves runs ahead by one
         self._ahead = 0
 
-    def answer(self, conflict: dict[str, Any], state: dict[str, Any]) -> str:
-        """The choice id a person who saw the table picks for `conflict`."""
+    def answer(self, conflict: dict[str, Any], state: dict[str, Any],
+               photo: str | None = None) -> str:
+        """The choice id a person who saw the table picks for `conflict`; `photo`: the label
+        of the card its photo shows (evaluate_table.Photos), None where unknown."""
         kind, _, rest = str(conflict["key"]).partition(":")
         ids = [c["id"] for c in conflict["choices"]]
         events = int(state.get("events", 0)) - self._ahead
@@ -75,7 +78,7 @@ class Person:
         move = self._move(events, message)
         if move is None:
             return "none" if "none" in ids else ids[-1]
-        return self._card(move, ids, turned, int(place.group(1)) - 1 if place else None)
+        return self._card(move, ids, turned, int(place.group(1)) - 1 if place else None, photo)
 
     def _redrawn_before(self, mission: int) -> Counter[str]:
         """The cards redrawn between the mission before `mission` and it."""
@@ -113,10 +116,11 @@ class Person:
         drawn = str(at - before - 1)
         return drawn if drawn in ids else ids[0]
 
-    def _card(self, move: int, ids: list[str], turned: bool, place: int | None) -> str:
+    def _card(self, move: int, ids: list[str], turned: bool, place: int | None,
+              photo: str | None = None) -> str:
         """One card of move `move`: an informant it turned, or a card laid from the hand; of
-        them, first those that may lie at `place` (the row's informants lie in the order the
-        record lists them)."""
+        them, the one the photo shows, else first those that may lie at `place` (the row's
+        informants lie in the order the record lists them)."""
         named = self._named.setdefault((move, turned), Counter())
         if ids and ids[0] == "back":  # the reader takes it for a card face down, and it is
             return "back"
@@ -124,7 +128,9 @@ class Person:
         if place is not None and not near and not turned:
             return "none" if "none" in ids else ids[-1]  # no card of the move lies there
         left = _cards(self.moves[move][1], turned) - named
-        wanted = next((i for i in ids if i in near and left[i] > 0), None)
+        looked = [photo] if photo in ids else []  # the card he sees first
+        wanted = next((i for i in looked if left[i] > 0), None) or \
+            next((i for i in ids if i in near and left[i] > 0), None)
         if wanted is None:
             wanted = next((i for i in ids if left[i] > 0), None)  # the reader's ranking first
         if wanted is None:
