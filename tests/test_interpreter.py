@@ -665,6 +665,24 @@ def test_a_read_whose_other_cards_the_rules_rule_out_is_certain_to_the_last_shar
     assert narrow(Reading.of(None, 0.693, first, 0.977), legal)[0] is None
 
 
+def test_doubt_spread_thin_over_ruled_out_cards_does_not_lift_a_read_with_a_legal_rival():
+    """Design 171 on a plaid cloth, zero-shot: Ana's 20 read as a 30 at 0.972 (the 20 at
+    0.017). The cards already played held 0.008, which lifted the 30 to 0.980, over the line:
+    scored, and Ben's true 30 refused later. A read whose legal rival holds more than the rules
+    rule out is asked about; one whose rival the rules rule out is still lifted."""
+    first = ((number(30), 0.972), (number(20), 0.017), (number(36), 0.003), (number(38), 0.002))
+    rest = [(c, 0.006 / 96) for c in ALL_CARDS if c not in {k for k, _ in first}]
+    played = {36, 38} | {c.value for c, _ in rest[::3] if c.kind == "number"} - {20, 30}
+    legal = {c: c.value for c in ALL_CARDS if c.kind == "number" and c.value not in played}.get
+    reading = Reading.of(None, 0.972, (*first, *rest), 0.977)
+    assert narrow(reading, legal)[1][0] == (30, 0.972) and narrow(reading, legal)[0] is None
+    ruled_rival = ((number(42), 0.941), (number(48), 0.043), (number(43), 0.005))
+    rest = [(c, 0.011 / 97) for c in ALL_CARDS if c not in {k for k, _ in ruled_rival}]
+    reading = Reading.of(None, 0.941, (*ruled_rival, *rest), 0.977)
+    legal = {number(42): 42, number(20): 20}.get  # the 48 and 43 played already
+    assert narrow(reading, legal)[0] == 42
+
+
 def test_a_read_left_to_where_it_lies_is_the_number_card_in_a_seat_s_place():
     """A taught read the deck is sure of (the 3, 0.987) and the general reader takes for a
     scoring 3 comes unsure on the deck's own line (vision.read): in a seat's place only the

@@ -79,9 +79,13 @@ def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
     Probabilities are conditioned on the card being legal: the mass of the candidates the game
     rules out is removed. A card is certain only where its conditioned probability also reaches
     the reader's own line: what the game rules out can lift an unsure read over it, nothing
-    lowers it. A card the reader itself is sure of (its deck's photos may settle a read its head
-    gives less than the line) is certain where the rules allow it, as in the other games; a
-    zero is certain only so."""
+    lowers it. The rules must rule out at least as much as the likeliest legal rival holds:
+    doubt spread thin over cards they rule out settles nothing about the one legal card the
+    reader doubted with (design 171 on a plaid cloth, zero-shot: Ana's 20 read as a 30 at 0.972,
+    the 20 at 0.017, 0.008 ruled out, lifted to 0.980 over the line 0.977, and Ben's true 30 was
+    then refused). A card the reader itself is sure of (its deck's photos may settle a read its
+    head gives less than the line) is certain where the rules allow it, as in the other games;
+    a zero is certain only so."""
     ranked = [(card, p) for cand, p in reading.candidates if (card := legal(cand)) is not None]
     if not ranked:
         return None, []
@@ -95,7 +99,9 @@ def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
     ruled_out = sum(p for cand, p in reading.candidates if legal(cand) is None)
     mass = max(1.0 - ruled_out, 1e-9)
     conditioned = [(card, p / mass) for card, p in ranked]
-    sure = _sure(conditioned) and ranked[0][1] >= MIN_RAW and conditioned[0][1] >= reading.line
+    rival = ranked[1][1] if len(ranked) > 1 else 0.0
+    sure = _sure(conditioned) and ranked[0][1] >= MIN_RAW and conditioned[0][1] >= reading.line \
+        and (ranked[0][1] >= reading.line or ruled_out >= rival)
     return (ranked[0][0] if sure else None), ranked
 
 
