@@ -273,6 +273,29 @@ def ask_anew(asked: dict[str, Question], needed: Iterable[Question]) -> list[Dec
     return out
 
 
+# Narrowing a read by the rules (each game's `narrow`): its best legal card is certain at this
+# probability given that the card is legal, this many times likelier than the next legal card,
+# where the reader itself gave it at least MIN_RAW, and never under the reader's own line.
+MIN_PROBABILITY = 0.5
+MIN_ODDS = 4.0
+MIN_RAW = 0.25
+
+
+def certain_by_rules(best: float, rival: float, ruled_out: float, line: float) -> bool:
+    """Is a read's best legal card certain, once the rules ruled out cards the reader gave
+    `ruled_out` in all? `best`, `rival`: the reader's probabilities of its best and next legal
+    cards; `line`: its own line. The probabilities are conditioned on the card being legal, so
+    what the rules rule out can lift a read over the line, nothing lowers it; but only by
+    ruling out as much as the legal rival holds: doubt spread thin over cards the rules rule
+    out says nothing of the one legal card the reader doubted with (Tightrope, design 171 on a
+    plaid cloth, zero-shot: a 20 read as a 30 at 0.972, the 20 at 0.017, 0.008 ruled out,
+    lifted to 0.980 over the line 0.977 and scored)."""
+    mass = max(1.0 - ruled_out, 1e-9)
+    p1, p2 = best / mass, rival / mass
+    return (p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2 and best >= MIN_RAW and p1 >= line
+            and (best >= line or ruled_out >= rival))
+
+
 class Interpreter(Protocol):
     """From what the camera saw to events: a pure decider (no I/O, no clock). The watcher's
     changes go in with `seen`, people's answers with `answer`; `decide` says what follows."""

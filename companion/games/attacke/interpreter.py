@@ -70,7 +70,16 @@ from typing import Any, Literal, NamedTuple
 
 from vision.types import Change, Observation, Reading
 
-from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
+from ..base import (
+    AnswerError,
+    Apply,
+    Choice,
+    Decision,
+    Question,
+    Withdraw,
+    ask_anew,
+    certain_by_rules,
+)
 from .rules import BACK, CARD_NAMES, Card, CardsPlayed, Game, NotHigher, Passed, RuleError
 
 SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
@@ -80,9 +89,6 @@ SAME_PLACE = 0.5       # (within this many card widths), and read as it with at 
 MAY_BE_SAME = 0.2      # this probability, is the card seen again, not a new one
 LIKELY = 0.5           # a card read unsure this sure of one card is likely a card: its seat acted
 SEEN_LATE_S = 10.0     # a card named unseen, then seen within this long, reading as it, is it
-MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
-MIN_ODDS = 4.0         # this many times likelier than the next legal card,
-MIN_RAW = 0.25         # and the reader itself gave it at least this
 MORE = "more"          # the answer: he laid cards the camera did not see
 
 
@@ -111,9 +117,7 @@ def narrow(reading: Any, legal: Callable[[str], bool]
     """(the certain name or None, the legal candidates and their probabilities, best first).
 
     A sure read the rules allow is certain; one they refuse is not (it is asked about). An
-    unsure read is certain where its best legal candidate, its probability conditioned on the
-    card being legal, is likely enough, far likelier than the next, and reaches the reader's own
-    line: what the rules rule out can lift an unsure read over it, nothing lowers it."""
+    unsure read is certain where the rules lift its best legal candidate (`certain_by_rules`)."""
     cands = candidates(reading)
     ranked = sorted(((n, p) for n, p in cands if legal(n)), key=lambda x: -x[1])
     sure = sure_name(reading)
@@ -122,11 +126,8 @@ def narrow(reading: Any, legal: Callable[[str], bool]
     if not ranked:
         return None, []
     ruled_out = sum(p for n, p in cands if not legal(n))
-    mass = max(1.0 - ruled_out, 1e-9)
-    p1 = ranked[0][1] / mass
-    p2 = ranked[1][1] / mass if len(ranked) > 1 else 0.0
-    ok = (p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2 and ranked[0][1] >= MIN_RAW
-          and p1 >= _line(reading))
+    rival = ranked[1][1] if len(ranked) > 1 else 0.0
+    ok = certain_by_rules(ranked[0][1], rival, ruled_out, _line(reading))
     return (ranked[0][0] if ok else None), ranked
 
 

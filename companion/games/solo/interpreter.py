@@ -54,7 +54,16 @@ from typing import Any, Literal, TypeVar
 
 from vision.types import Change, Observation, Reading
 
-from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
+from ..base import (
+    AnswerError,
+    Apply,
+    Choice,
+    Decision,
+    Question,
+    Withdraw,
+    ask_anew,
+    certain_by_rules,
+)
 from .cards import CARD_NAMES, JACK, OPPONENT_DECK, Card
 from .rules import (
     MAX_HAND,
@@ -70,9 +79,6 @@ from .scoring import score
 
 SETTLE_S = 2.5         # a laying is over after this long without a new card there
 GONE_S = 1.0           # a card taken away stays away this long before it counts as gone
-MIN_PROBABILITY = 0.5  # a narrowed read is sure at this probability (given that it is legal),
-MIN_ODDS = 4.0         # this many times likelier than the next legal card,
-MIN_RAW = 0.25         # and the reader itself gave it at least this
 ACROSS = 0.5           # an unsure card this many card widths from another is no card
 SEEN_AGAIN_S = 3.0     # a card counted, seen anew within this long where it lay
 MAY_BE_SAME = 0.2      # a card found anew on a spot just cleared, read as one of its mission's
@@ -104,9 +110,8 @@ def sure_name(reading: Reading | None) -> str | None:
 
 def narrow(reading: Any, legal: Callable[[str], bool]) -> str | None:
     """The certain name of a card, or None. A sure read the rules allow is certain; one they
-    refuse is not. An unsure read is certain where its best legal candidate, its probability
-    conditioned on the card being legal, is likely enough, far likelier than the next, and
-    reaches the reader's own line: what the rules rule out can lift a read, nothing lowers it."""
+    refuse is not. An unsure read is certain where the rules lift its best legal candidate
+    (`certain_by_rules`)."""
     sure = sure_name(reading)
     if sure is not None:
         return sure if legal(sure) else None
@@ -114,12 +119,10 @@ def narrow(reading: Any, legal: Callable[[str], bool]) -> str | None:
     ranked = sorted(((n, p) for n, p in cands if legal(n)), key=lambda x: -x[1])
     if not ranked:
         return None
-    mass = max(1.0 - sum(p for n, p in cands if not legal(n)), 1e-9)
-    p1 = ranked[0][1] / mass
-    p2 = ranked[1][1] / mass if len(ranked) > 1 else 0.0
+    ruled_out = sum(p for n, p in cands if not legal(n))
+    rival = ranked[1][1] if len(ranked) > 1 else 0.0
     line = reading.line if reading is not None else 0.0
-    ok = p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2 and ranked[0][1] >= MIN_RAW and p1 >= line
-    return ranked[0][0] if ok else None
+    return ranked[0][0] if certain_by_rules(ranked[0][1], rival, ruled_out, line) else None
 
 
 def _card(name: str) -> Card | None:

@@ -32,17 +32,22 @@ from typing import Any
 
 from vision.types import GUESSES, CardId, Change, Observation, Reading
 
-from ..base import AnswerError, Apply, Choice, Decision, Question, Withdraw, ask_anew
+from ..base import (
+    MIN_ODDS,
+    MIN_PROBABILITY,
+    AnswerError,
+    Apply,
+    Choice,
+    Decision,
+    Question,
+    Withdraw,
+    ask_anew,
+    certain_by_rules,
+)
 from .cardtable import Card, CardTable, Stands
 from .events import PlayCorrected, RecordEvent, ScoringCorrected
 from .rules import CardPlayed, Colour, Game, ScoringCard, ScoringRevealed
 
-# A read is taken when its best legal candidate has at least this probability (given that the
-# card is legal), is this many times likelier than the next legal one, and the reader itself gave
-# it at least MIN_RAW; and never on less than the reader's own line.
-MIN_PROBABILITY = 0.5
-MIN_ODDS = 4.0
-MIN_RAW = 0.25
 # A read that gives a card already lying on the table (revealed, or played by that seat) at
 # least this probability is not narrowed to a new card: it may be that card again.
 MAY_BE_ON_TABLE = 0.2
@@ -76,16 +81,10 @@ def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
            ) -> tuple[Stands | None, list[tuple[Stands, float]]]:
     """(the certain card or None, the legal candidates and their probabilities, best first).
 
-    Probabilities are conditioned on the card being legal: the mass of the candidates the game
-    rules out is removed. A card is certain only where its conditioned probability also reaches
-    the reader's own line: what the game rules out can lift an unsure read over it, nothing
-    lowers it. The rules must rule out at least as much as the likeliest legal rival holds:
-    doubt spread thin over cards they rule out settles nothing about the one legal card the
-    reader doubted with (design 171 on a plaid cloth, zero-shot: Ana's 20 read as a 30 at 0.972,
-    the 20 at 0.017, 0.008 ruled out, lifted to 0.980 over the line 0.977, and Ben's true 30 was
-    then refused). A card the reader itself is sure of (its deck's photos may settle a read its
-    head gives less than the line) is certain where the rules allow it, as in the other games;
-    a zero is certain only so."""
+    The game's rules may lift an unsure read over the reader's line (`certain_by_rules`). A card
+    the reader itself is sure of (its deck's photos may settle a read its head gives less than
+    the line) is certain where the rules allow it, as in the other games; a zero is certain
+    only so."""
     ranked = [(card, p) for cand, p in reading.candidates if (card := legal(cand)) is not None]
     if not ranked:
         return None, []
@@ -97,11 +96,8 @@ def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
         # 0.96), and ruling out the number cards and the other zero lifted both over the line
         return None, ranked
     ruled_out = sum(p for cand, p in reading.candidates if legal(cand) is None)
-    mass = max(1.0 - ruled_out, 1e-9)
-    conditioned = [(card, p / mass) for card, p in ranked]
     rival = ranked[1][1] if len(ranked) > 1 else 0.0
-    sure = _sure(conditioned) and ranked[0][1] >= MIN_RAW and conditioned[0][1] >= reading.line \
-        and (ranked[0][1] >= reading.line or ruled_out >= rival)
+    sure = certain_by_rules(ranked[0][1], rival, ruled_out, reading.line)
     return (ranked[0][0] if sure else None), ranked
 
 
