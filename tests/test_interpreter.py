@@ -10,7 +10,7 @@ from conftest import settle
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import AnswerError, Question
+from companion.games.base import AnswerError, Question, certain_by_rules
 from companion.games.tightrope.events import PlayCorrected
 from companion.games.tightrope.interpreter import (
     MISSING_GRACE_S,
@@ -681,6 +681,20 @@ def test_doubt_spread_thin_over_ruled_out_cards_does_not_lift_a_read_with_a_lega
     reading = Reading.of(None, 0.941, (*ruled_rival, *rest), 0.977)
     legal = {number(42): 42, number(20): 20}.get  # the 48 and 43 played already
     assert narrow(reading, legal)[0] == 42
+
+
+@given(shares=st.lists(st.floats(0.0, 1.0), min_size=4, max_size=4),
+       line=st.floats(0.5, 0.999))
+def test_the_rules_lift_a_read_only_by_ruling_out_more_than_its_rival_holds(shares, line):
+    total = sum(shares) or 1.0
+    best, rival, ruled_out, more = (x / total for x in shares)
+    best, rival = max(best, rival), min(best, rival)
+    if certain_by_rules(best, rival, ruled_out, line):
+        assert best / max(1.0 - ruled_out, 1e-9) >= line  # never under the line, given legal
+        assert best >= line or ruled_out >= rival
+        assert certain_by_rules(best, rival, ruled_out + more, line)  # ruling out more: still
+    if best >= line and best >= 4 * rival:
+        assert certain_by_rules(best, rival, ruled_out, line)  # over the line on its own
 
 
 def test_a_read_left_to_where_it_lies_is_the_number_card_in_a_seat_s_place():
