@@ -789,6 +789,34 @@ def test_backs_read_as_a_shield_and_seen_after_the_heap_was_counted_are_that_hea
     assert t.events[2:] == [CardsPlayed(0, (C("red-2"),)), Passed(1)]
 
 
+def test_a_card_the_reader_read_as_another_before_it_was_sure_is_asked_about():
+    """Attacke zero-shot, seed 15: Ben's red 3, lying still, read as a red 4 at 0.83, then
+    surely as a red 5 at 0.98; counted as the 5, the contest was scored wrong."""
+    t = Table(players=2)
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("shield-7"), dt=0.2)
+    three = t.lay(1, read(("red-4", 0.83), ("red-5", 0.08)), dt=0.2)
+    t.swap(three, 1, read(("red-5", 0.98), sure=True), dt=0.2)
+    t.wait()
+    q = t.questions[f"card:{three}"]
+    assert "read it as red 4, then as red 5" in q.message and q.ok is None
+    assert "Laid with it: shield 7." in q.message  # the card beside it the camera knows
+    t.answer(q.key, "red-3")
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("shield-7"), C("red-3")))
+
+
+def test_a_card_read_unsure_then_surely_as_its_likely_card_is_not_asked_about():
+    t = Table(players=2)
+    t.lay(0, sure("red-3"))
+    t.wait()
+    five = t.lay(1, read(("red-4", 0.55), ("red-5", 0.4)))
+    t.swap(five, 1, sure("red-5"), dt=0.2)  # a look the reader's first read allowed
+    t.wait()
+    assert t.events[-1] == CardsPlayed(1, (C("red-5"),)) and not t.questions
+
+
 def test_a_back_counts_one_face_down_in_the_concealed_variant():
     t = Table(variant=Variant(concealed=True))
     t.lay(0, sure("red-3"))

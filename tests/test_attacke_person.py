@@ -36,3 +36,14 @@ def test_he_names_the_card_the_photo_shows_among_the_play_s():
     assert person.answer(ranked, STATE) == "green-4"  # not looking: the ranking
     # a photo of a card the play does not hold (another seat's, say): the ranking again
     assert person.answer(ask(8), STATE, photo="green-3") == "back"
+
+
+def test_he_does_not_name_a_card_the_question_says_was_laid_with_it():
+    """Attacke zero-shot, seed 14: a box across Ben's green 7 and green 2 (read as a back)
+    was asked about; its photo showed the 7, read surely beside it, and he named the 7."""
+    true = Game.replay([EVENTS[0], CardsPlayed(seat=0, cards=(GREEN_4, Card(2, Colour.GREEN)))])
+    person = Person(true)
+    q = ask(1)
+    q["message"] += " The camera is not sure (best guess face down). Laid with it: green 4."
+    q["choices"] = [{"id": i, "label": i} for i in ["green-3", "green-4", "green-2", "none"]]
+    assert person.answer(q, STATE, photo="green-4") == "green-2"

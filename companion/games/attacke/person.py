@@ -5,8 +5,9 @@ in that contest and the table does not count yet), or whether the seat at turn r
 It works from what a phone gets (the conflict, its photo and the state of /api/view) and the
 true game, as Tightrope's person does; it remembers the cards it named for a play not yet
 counted, since a person who named one of two unsure cards of a play names the other card for
-the second. Where the photo shows one of those cards, he names that one: the back he sees, not
-the play's other card the reader ranked above it.
+the second, and never one the question says was laid with it (the camera knows those). Where
+the photo shows one of the cards left, he names that one: the back he sees, not the play's
+other card the reader ranked above it.
 """
 
 from __future__ import annotations
@@ -60,11 +61,13 @@ class Person:
         done, named = self._named.get((index, seat), (-1, Counter()))
         if done != sum(counted.values()):  # the play it named cards of was counted since
             named = Counter()
+        # he saw the card: one of the play the table is at (the first not counted yet), not
+        # one laid with it that he named or the camera knows (the question says which)
+        known = named | _laid_with(str(conflict.get("message", "")))
         left = Counter(str(c) for c in contest.played[seat])
         left["back"] = contest.concealed[seat]
-        left = left - counted - named
-        # he saw the card: one of the play the table is at (the first not counted yet)
-        now = now - named  # not in place: `now` is the true play, kept
+        left = left - counted - known
+        now = now - known  # not in place: `now` is the true play, kept
         looked = [photo] if photo in ids else []  # the card he sees first
         wanted = next((i for i in looked + ids if now[i] > 0), None) or \
             next((i for i in looked + ids if left[i] > 0), None)  # the reader's ranking next
@@ -83,6 +86,20 @@ def _laying(message: str) -> Counter[str]:
         return Counter()
     return Counter("back" if label == "face down" else label.replace(" ", "-")
                    for label in found.group(1).split(", "))
+
+
+def _laid_with(message: str) -> Counter[str]:
+    """The cards the camera knows of the laying beside the one asked about, from the
+    question's words ("Laid with it: purple 2, 3 face down.")."""
+    found = re.search(r"Laid with it: (.*)\.", message)
+    out: Counter[str] = Counter()
+    for label in found.group(1).split(", ") if found else ():
+        many = re.fullmatch(r"(\d+) face down", label)
+        if many:
+            out["back"] += int(many.group(1))
+        else:
+            out["back" if label == "face down" else label.replace(" ", "-")] += 1
+    return out
 
 
 def _counted(state: dict[str, Any], index: int, seat: int) -> Counter[str]:
