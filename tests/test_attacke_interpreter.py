@@ -744,6 +744,31 @@ def test_cards_taken_away_after_another_seat_took_hers_away_are_no_pass_without_
     assert t.events[3:] == [CardsPlayed(1, (), 3), Passed(0)]  # then Ana's leaving: her pass
 
 
+def test_a_later_seat_s_cards_taken_away_first_say_the_seat_between_laid_unseen():
+    """Attacke zero-shot, seed 18: Eli opened, Ana challenged, the seats between had nothing
+    in the contest; Eli laid a yellow 5 on his own cards, unseen, Ana passed (her cards taken
+    away) and Eli cleared his. Ana's leaving told that the empty seats had passed, and Eli's
+    turn was taken to begin only then: his cards' leaving was taken for his pass, and Ana won
+    a contest she had lost. Her leaving came after Eli's turn: he did something unseen first."""
+    t = Table(players=3, first=2)
+    cy = t.lay(2, sure("red-5"))
+    t.wait()
+    ana = t.lay(0, sure("red-7"))
+    t.wait()
+    t.take(ana, dt=1.0)  # Ben has nothing in the contest; Cy laid a red 3 unseen first
+    t.take(cy, dt=1.5)   # Cy, the victor, clears his cards
+    t.wait()
+    t.wait()
+    assert t.events == [CardsPlayed(2, (C("red-5"),)), CardsPlayed(0, (C("red-7"),)),
+                        Passed(1)]
+    assert "took away cards before his" in t.questions["pass:0:2"].message
+    t.answer("pass:0:2", "more")
+    t.answer("more:0:2", "red-3")
+    t.answer("more:0:2", "none")
+    t.wait()
+    assert t.events[3:] == [CardsPlayed(2, (C("red-3"),)), Passed(0)]
+
+
 def test_backs_seen_after_a_person_counted_the_heap_are_that_heap():
     """A person said how many lie face down before the camera saw them all: the backs it sees
     later in that seat's zone are those, not a new act (face down is once a contest)."""

@@ -89,6 +89,7 @@ SAME_PLACE = 0.5       # (within this many card widths), and read as it with at 
 MAY_BE_SAME = 0.2      # this probability, is the card seen again, not a new one
 LIKELY = 0.5           # a card read unsure this sure of one card is likely a card: its seat acted
 SEEN_LATE_S = 10.0     # a card named unseen, then seen within this long, reading as it, is it
+BEFORE_S = 0.001       # a pass told by another seat's act came this much before that act
 MORE = "more"          # the answer: he laid cards the camera did not see
 
 
@@ -503,8 +504,9 @@ class Interpreter:
             return Apply(Passed(seat), position=Position(
                 len(game.log), index, (), max(c.gone_t for c in laid)))
         acted = self._other_acted(game, seat, t) if self._empty(game, seat) else None
-        if acted is not None:  # (his pass came before that act)
-            return Apply(Passed(seat), position=Position(len(game.log), index, (), acted))
+        if acted is not None:  # his pass came before that act, and so did the next seat's turn
+            return Apply(Passed(seat), position=Position(len(game.log), index, (),
+                                                         acted - BEFORE_S))
         return None
 
     def _play_of(self, game: Game, seat: int) -> tuple[CardsPlayed, list[Seen]] | None:
@@ -637,7 +639,11 @@ class Interpreter:
         """When another seat still in the contest acted, or None: a card of his laid since the
         turn began lies settled in his zone, likely a card (one lying from before is no act,
         nor a glare), or every card of his the camera saw laid in this contest has gone
-        (settled). Turns go clockwise: the seat at turn acted before him."""
+        (settled; when the first left). Turns go clockwise: the seat at turn acted before him,
+        and so did every seat between: the act is after their turns began too (Attacke
+        zero-shot, seed 18: Ana's cards' leaving told that the empty seats had passed, and
+        Eli's turn was taken to begin only then, so his own cards' leaving after hers was
+        taken for his pass; he had laid a yellow 5 unseen first)."""
         c = game.contest
         for other in range(game.n):
             if other == seat or not c.in_play(other):
@@ -648,7 +654,7 @@ class Interpreter:
             laid = self._laid_seen(game, other)
             if laid and not any(k.present for k in laid) and \
                     t - max(k.gone_t for k in laid) >= self.settle_s - 1e-9:
-                return max(k.gone_t for k in laid)
+                return min(k.gone_t for k in laid)
         return None
 
     def _laid_first(self, game: Game, seat: int, first: float, t: float) -> float | None:
