@@ -66,18 +66,17 @@ class TrueTable:
 class Photos:
     """What a person sees on a question's photo: the card that truly lay (the footage's
     truth) where the watcher saw the question's card come, when it came (the photo is the
-    crop taken then: a question may wait until the next trick lies there), else now; by its
-    label, "" where none does (a glare boxed as a card), None where unknown (no truth, or
-    no card's question)."""
+    crop taken then: a question may wait until the next trick lies there, and a glimpse of
+    cards being cleared may be asked about once the next card lies in its place); by its
+    label, "" where none did (a glare boxed as a card), None where unknown (no truth, or no
+    card's question)."""
 
     def __init__(self, truth: TrueTable | None) -> None:
         self.truth = truth
-        self.frame = -1
         self.came: dict[int, tuple[int, tuple[float, float]]] = {}  # track -> (frame, where)
 
     def seen(self, frame: int, changes: Iterable[Any]) -> None:
         """The watcher's changes of `frame`."""
-        self.frame = frame
         self.came.update((c.observation.track, (frame, c.observation.center))
                          for c in changes if c.kind == "appeared")
 
@@ -86,9 +85,7 @@ class Photos:
         if self.truth is None or kind != "card" or not track.isdigit() or \
                 int(track) not in self.came:
             return None
-        frame, where = self.came[int(track)]
-        label = self.truth.card_at(frame, where) or self.truth.card_at(self.frame, where)
-        return label or ""
+        return self.truth.card_at(*self.came[int(track)]) or ""
 
 
 def remember(referee: Referee, watcher: Any) -> None:

@@ -4,7 +4,15 @@ cards not named yet, however many questions it answers about that play."""
 from __future__ import annotations
 
 from companion.games.attacke.person import Person
-from companion.games.attacke.rules import Card, CardsPlayed, Colour, Game, GameStarted, Variant
+from companion.games.attacke.rules import (
+    Card,
+    CardsPlayed,
+    Colour,
+    Game,
+    GameStarted,
+    Passed,
+    Variant,
+)
 
 GREEN_4 = Card(4, Colour.GREEN)
 EVENTS = [GameStarted(("Ana", "Ben", "Cy"), first_player=0,
@@ -47,3 +55,16 @@ def test_he_does_not_name_a_card_the_question_says_was_laid_with_it():
     q["message"] += " The camera is not sure (best guess face down). Laid with it: green 4."
     q["choices"] = [{"id": i, "label": i} for i in ["green-3", "green-4", "green-2", "none"]]
     assert person.answer(q, STATE, photo="green-4") == "green-2"
+
+
+def test_a_card_laid_with_it_boxed_again_is_no_card():
+    """Attacke zero-shot, seed 19: Eli's shield 7 and purple 2 were known, and a glimpse of
+    the 2 (read as a shield 7 at 0.31) was asked about; the person named a card of Eli's later
+    play, and the contest's total went wrong."""
+    true = Game.replay([EVENTS[0], CardsPlayed(seat=0, cards=(GREEN_4,)),
+                        CardsPlayed(seat=1, cards=(Card(5, Colour.GREEN),)), Passed(seat=2),
+                        CardsPlayed(seat=0, cards=(Card(3, Colour.GREEN),))])  # her next play
+    person = Person(true)
+    q = ask(3)
+    q["message"] += " Laid with it: green 4."
+    assert person.answer(q, STATE, photo="green-4") == "none"

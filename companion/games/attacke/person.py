@@ -5,9 +5,10 @@ in that contest and the table does not count yet), or whether the seat at turn r
 It works from what a phone gets (the conflict, its photo and the state of /api/view) and the
 true game, as Tightrope's person does; it remembers the cards it named for a play not yet
 counted, since a person who named one of two unsure cards of a play names the other card for
-the second, and never one the question says was laid with it (the camera knows those). Where
-the photo shows one of the cards left, he names that one: the back he sees, not the play's
-other card the reader ranked above it.
+the second, and never one the question says was laid with it (the camera knows those): where
+the photo shows one of those and the play holds no other, it is that card boxed again, no
+card. Where the photo shows one of the cards left, he names that one: the back he sees, not
+the play's other card the reader ranked above it.
 """
 
 from __future__ import annotations
@@ -69,8 +70,10 @@ class Person:
         left = left - counted - known
         now = now - known  # not in place: `now` is the true play, kept
         looked = [photo] if photo in ids else []  # the card he sees first
-        wanted = next((i for i in looked + ids if now[i] > 0), None) or \
-            next((i for i in looked + ids if left[i] > 0), None)  # the reader's ranking next
+        wanted = next((i for i in looked + ids if now[i] > 0), None)
+        if wanted is None and photo is not None and known[photo] > 0 and "none" in ids:
+            return "none"  # the card laid with it, boxed again: no card of its own
+        wanted = wanted or next((i for i in looked + ids if left[i] > 0), None)
         if wanted is None:
             return "none" if "none" in ids else ids[-1]
         named[wanted] += 1
