@@ -42,8 +42,8 @@ def test_he_names_the_card_the_photo_shows_among_the_play_s():
     ranked["choices"] = [{"id": i, "label": i} for i in ["green-4", "back", "none"]]
     assert person.answer(ranked, STATE, photo="back") == "back"
     assert person.answer(ranked, STATE) == "green-4"  # not looking: the ranking
-    # a photo of a card the play does not hold (another seat's, say): the ranking again
-    assert person.answer(ask(8), STATE, photo="green-3") == "back"
+    # a photo of a card no play of his holds (another seat's, say): no card of his
+    assert person.answer(ask(8), STATE, photo="green-3") == "none"
 
 
 def test_he_does_not_name_a_card_the_question_says_was_laid_with_it():
@@ -68,3 +68,12 @@ def test_a_card_laid_with_it_boxed_again_is_no_card():
     q = ask(3)
     q["message"] += " Laid with it: green 4."
     assert person.answer(q, STATE, photo="green-4") == "none"
+
+
+def test_a_card_of_no_play_of_his_on_the_photo_is_none():
+    """Attacke zero-shot, seed 19: a glimpse of Fay's blue 3 being cleared with the last
+    contest was asked about as a card of her next contest; he named her red 5 of that
+    contest, and the real red 5 was then refused."""
+    person = Person(Game.replay(EVENTS))
+    assert person.answer(ask(4), STATE, photo="blue-3") == "none"
+    assert person.answer(ask(5), STATE, photo="green-4") == "green-4"

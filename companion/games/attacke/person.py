@@ -7,8 +7,9 @@ true game, as Tightrope's person does; it remembers the cards it named for a pla
 counted, since a person who named one of two unsure cards of a play names the other card for
 the second, and never one the question says was laid with it (the camera knows those): where
 the photo shows one of those and the play holds no other, it is that card boxed again, no
-card. Where the photo shows one of the cards left, he names that one: the back he sees, not
-the play's other card the reader ranked above it.
+card; a photo of a card of no play of his in the contest (the last contest's, being cleared)
+is none either. Where the photo shows one of the cards left, he names that one: the back he
+sees, not the play's other card the reader ranked above it.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ class Person:
         left["back"] = contest.concealed[seat]
         left = left - counted - known
         now = now - known  # not in place: `now` is the true play, kept
+        if photo and (now | left | known)[photo] == 0 and "none" in ids:
+            return "none"  # a card of no play of his here (one being cleared, say)
         looked = [photo] if photo in ids else []  # the card he sees first
         wanted = next((i for i in looked + ids if now[i] > 0), None)
         if wanted is None and photo is not None and known[photo] > 0 and "none" in ids:
