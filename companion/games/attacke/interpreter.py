@@ -277,9 +277,8 @@ class Interpreter:
             else:  # the same card, read again
                 if card.status == "waiting":
                     card.doubted = card.doubted or _disagreeing(card.reading, obs.reading)
-                card.reading, card.present = obs.reading, True
-                if card.status == "waiting":
                     card.zone, card.refused = _zone(obs), ""
+                card.reading, card.present = obs.reading, True
 
     def _retire(self, card: Seen, t: float) -> None:
         """A counted card taken away, another laid in its place: the watcher keeps the place's
