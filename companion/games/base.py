@@ -281,6 +281,12 @@ MIN_ODDS = 4.0
 MIN_RAW = 0.25
 
 
+def clear_first(best: float, rival: float) -> bool:
+    """Is the best card likely enough (MIN_PROBABILITY) and far likelier than the next
+    (MIN_ODDS)?"""
+    return best >= MIN_PROBABILITY and best >= MIN_ODDS * rival
+
+
 def certain_by_rules(best: float, rival: float, ruled_out: float, line: float) -> bool:
     """Is a read's best legal card certain, once the rules ruled out cards the reader gave
     `ruled_out` in all? `best`, `rival`: the reader's probabilities of its best and next legal
@@ -291,8 +297,7 @@ def certain_by_rules(best: float, rival: float, ruled_out: float, line: float) -
     plaid cloth, zero-shot: a 20 read as a 30 at 0.972, the 20 at 0.017, 0.008 ruled out,
     lifted to 0.980 over the line 0.977 and scored)."""
     mass = max(1.0 - ruled_out, 1e-9)
-    p1, p2 = best / mass, rival / mass
-    return (p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2 and best >= MIN_RAW and p1 >= line
+    return (clear_first(best / mass, rival / mass) and best >= MIN_RAW and best / mass >= line
             and (best >= line or ruled_out >= rival))
 
 

@@ -33,8 +33,6 @@ from typing import Any
 from vision.types import GUESSES, CardId, Change, Observation, Reading
 
 from ..base import (
-    MIN_ODDS,
-    MIN_PROBABILITY,
     AnswerError,
     Apply,
     Choice,
@@ -43,6 +41,7 @@ from ..base import (
     Withdraw,
     ask_anew,
     certain_by_rules,
+    clear_first,
 )
 from .cardtable import Card, CardTable, Stands
 from .events import PlayCorrected, RecordEvent, ScoringCorrected
@@ -70,11 +69,6 @@ def scoring_of(card: CardId) -> ScoringCard | None:
 
 def number_of(card: CardId) -> int | None:
     return card.value if card.kind == "number" else None
-
-
-def _sure(ranked: list[tuple[Any, float]]) -> bool:
-    (_, p1), p2 = ranked[0], (ranked[1][1] if len(ranked) > 1 else 0.0)
-    return p1 >= MIN_PROBABILITY and p1 >= MIN_ODDS * p2
 
 
 def narrow(reading: Reading, legal: Callable[[CardId], Stands | None]
@@ -106,7 +100,10 @@ def sure_card(reading: Reading | None) -> CardId | None:
     if reading is None or reading.kind == "unknown":
         return None
     ranked = list(reading.candidates)
-    return ranked[0][0] if ranked and _sure(ranked) else None
+    if not ranked:
+        return None
+    rival = ranked[1][1] if len(ranked) > 1 else 0.0
+    return ranked[0][0] if clear_first(ranked[0][1], rival) else None
 
 
 def label(stands: Stands) -> str:
