@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.geometry import Box
 from vision.read import Look, Reader
 from vision.sim.footage import ClearTrick, Place, Reveal, render_footage
 from vision.sim.hands import HandPose
@@ -818,3 +819,66 @@ def test_a_scoring_card_boxed_as_its_two_halves_is_committed_once_whole():
                      detector=Boxes(*card.halves()))  # type: ignore[arg-type]
     assert [e[1:3] for e in _run(w, [frame] * 10)] == [("appeared", "scoring-5")]
     assert [round(o.center[0]) for o in w.cards()] == [200]
+
+
+def test_halves_whose_whole_reads_unsure_are_one_card_read_unsure():
+    """The halves of a round's first scoring card, each read surely as a zero, whose whole reads
+    unsure (a 2 at 0.92 or a 9: design 231, striped cloth) are one card, read unsure, for the
+    table to name: never two zeros."""
+    from conftest import Boxes, SplitScoringReader, scoring_five
+
+    frame, card = scoring_five()
+    w = TableWatcher(None, SplitScoringReader(unsure=True), fps=10.0,  # type: ignore[arg-type]
+                     detector=Boxes(*card.halves()))  # type: ignore[arg-type]
+    events = [c for f in [frame] * 20 for c in w.feed(f)]  # an unsure read waits longer
+    assert [(c.kind, c.observation.reading.label) for c in events] == [("appeared", None)]
+    assert events[0].observation.reading.candidates[0][0] == CardId("scoring", 2)
+    assert [round(o.center[0]) for o in w.cards()] == [200]
+
+
+class _ZeroAmongCards:
+    """Reads a green crop as the 12, a blue one as the blue zero, a crop partly blue (a zero's
+    own whole, half again as long, showing cloth) as a value card, unsure, else no card."""
+
+    tightrope = True
+
+    def read(self, crops):
+        out = []
+        for c in crops:
+            green = float(((c[..., 1] > 150) & (c[..., 0] < 100)).mean())
+            blue = float(((c[..., 0] > 150) & (c[..., 2] < 100)).mean())
+            eight, five = CardId("scoring", 8), CardId("scoring", 5)
+            if green >= 0.6:
+                out.append(Look(Reading.of(N(12), 0.99, ((N(12), 0.99),), 0.9), 0, 0.0))
+            elif blue >= 0.6:
+                zero = CardId("scoring", 0, "blue")
+                out.append(Look(Reading.of(zero, 0.99, ((zero, 0.99),), 0.9), 0, 0.0))
+            elif blue >= 0.15:
+                out.append(Look(Reading.of(None, 0.6, ((eight, 0.6), (five, 0.35)), 0.95), 0,
+                                0.0))
+            else:
+                out.append(Look(Reading.of(None, 0.0, ((eight, 0.0),), 0.9), 0, 1.0))
+        return out
+
+
+def test_a_whole_zero_on_a_bare_table_stays_a_zero_by_the_cards_size_last_measured():
+    """A zero revealed on a bare table whose own whole reads as a value card, unsure, stays a
+    sure zero: its box is a whole card by the size of the cards measured before (the camera
+    does not move), so only a sure read of its whole would make it a half."""
+    from conftest import Boxes
+
+    def frame(*cards: tuple[Box, tuple[int, int, int]]) -> np.ndarray:
+        f = np.full((400, 500, 3), 60, np.uint8)
+        for box, colour in cards:
+            cv2.fillConvexPoly(f, box.quad().astype(np.int32), colour)
+        return f
+
+    green, zero = Box(120, 200, 80, 123, np.pi / 2), Box(330, 200, 80, 123, np.pi / 2)
+    boxes = Boxes()
+    w = TableWatcher(None, _ZeroAmongCards(), fps=10.0, detector=boxes)  # type: ignore[arg-type]
+    events = []
+    for cards in ((green, (40, 200, 40)),), (), ((zero, (250, 90, 30)),):
+        boxes.boxes = tuple(box for box, _ in cards)
+        events += [c for f in [frame(*cards)] * 20 for c in w.feed(f)]
+    assert [(c.kind, c.observation.reading.label) for c in events] == [
+        ("appeared", "number-12"), ("removed", "number-12"), ("appeared", "scoring-0-blue")]

@@ -42,6 +42,7 @@ FAN_APART = 0.35    # cards read in them lie this many card widths apart at leas
 TWIN_APART = 0.9    # two of one name this many (a fan's copies lie a card's width apart)
 NUDGE, NUDGED = 0.5, 3  # windows beside the 3 likeliest unsure ones (read at 0.5 or more)
 ASKEW = 0.15        # ... and windows in the orientation of a card it touches this askew (rad)
+WHOLE = 0.9         # an unsure whole of a zero's box whose reads hold this much on value cards
 
 
 @dataclass(frozen=True)
@@ -110,19 +111,36 @@ def half_of_a_known_card(det: Detection, look: Look, cards: Sequence[np.ndarray]
 
 
 def whole_of_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,
-                  taken: Sequence[np.ndarray]) -> tuple[Detection, Look] | None:
+                  taken: Sequence[np.ndarray], size: tuple[float, float] | None
+                  ) -> tuple[Detection, Look] | None:
     """A Tightrope box read as a zero, looked at as the two cards it may be half of
-    (`Box.wholes`): the first read surely as a scoring value card that lies in the frame, holds
+    (`Box.wholes`): the first read as a scoring value card that lies in the frame, holds
     none of the cards `taken` and lies on none (`apart`; boxes read as zeros are no cards
     here), or None. A scoring card's coloured half boxed alone reads as a zero of that colour
     (an unseen design's scoring 5 was boxed only as its two halves, each read surely as a zero:
     a round's first trick scored two zeros and no value); a zero's own box is a whole card, and
     the boxes around it, half again as long, show no card, lie across the card beside it, or (a
-    zero cut by the frame's edge) reach past the edge."""
+    zero cut by the frame's edge) reach past the edge. Where the box is no whole card by its
+    size (`size`: the cards' w x h, unknown or `half_a_card`), a whole read unsure counts too
+    where its reads hold WHOLE or more on value cards: that card, read unsure, so the table is
+    asked. Design 231 on a striped cloth: the game's first scoring card, a 2, boxed only as
+    its halves, each read surely as a zero, its whole as a 2 at 0.92 or a 9; the two zeros
+    were scored. (A zero's own whole, half again as long, may read as a value card unsure.)"""
     if not a_zero(look):
         return None
-    return _whole(frame, reader, det, taken, lambda card: card.kind == "scoring" and
-                  card.value != 0)
+    unsure_too = size is None or half_a_card(det, look, size)
+    return _whole(frame, reader, det, taken,
+                  lambda whole: _value_card(whole.reading, unsure_too))
+
+
+def _value_card(reading: Reading, unsure_too: bool) -> bool:
+    """A read of a scoring card that is not a zero: sure, or (`unsure_too`) unsure with
+    WHOLE of its mass on such cards."""
+    def value(card: CardId | None) -> bool:
+        return card is not None and card.kind == "scoring" and card.value != 0
+    if reading.sure:
+        return value(reading.card)
+    return unsure_too and sum(p for card, p in reading.candidates if value(card)) >= WHOLE
 
 
 def half_a_card(det: Detection, look: Look, size: tuple[float, float] | None) -> bool:
@@ -148,20 +166,19 @@ def zero_of_its_half(frame: np.ndarray, reader: Reader, det: Detection, look: Lo
     if not isinstance(first, CardId) or not first.is_zero or \
             near_twins(det.quad, first.label, named, det.box.h):
         return None
-    return _whole(frame, reader, det, taken, lambda card: card == first)
+    return _whole(frame, reader, det, taken, lambda whole: whole.reading.card == first)
 
 
 def _whole(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray],
-           wanted: Callable[[CardId], bool]) -> tuple[Detection, Look] | None:
+           wanted: Callable[[Look], bool]) -> tuple[Detection, Look] | None:
     """The first of the two cards a box may be half of (`Box.wholes`) that lies in the frame,
-    apart from the cards `taken`, and reads surely as a card `wanted`; else None."""
+    apart from the cards `taken`, and shows a card whose look is `wanted`; else None."""
     h, w = frame.shape[:2]
     boxes = [b for b in det.box.wholes() if apart(b.quad(), taken) and
              bool(np.all((b.quad() >= 0) & (b.quad() <= (w - 1, h - 1))))]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
     for box, whole in zip(boxes, looks, strict=True):
-        card = whole.reading.card
-        if whole.no_card < NOT_A_CARD and card is not None and wanted(card):
+        if whole.no_card < NOT_A_CARD and wanted(whole):
             return Detection(box, det.score, det.beside), whole
     return None
 
@@ -339,7 +356,7 @@ def look_at(frame: np.ndarray, reader: Reader, detector: Detector | None = None)
         if look.no_card < NOT_A_CARD and half_of_a_known_card(found[i], look, cards):
             looks[i] = look._replace(no_card=1.0)  # a part of that card, no card of its own
         elif look.no_card < NOT_A_CARD:
-            found[i], looks[i] = whole_of_half(frame, reader, found[i], look, cards) or \
+            found[i], looks[i] = whole_of_half(frame, reader, found[i], look, cards, size) or \
                 _as_zero_half(frame, reader, found, looks, i, size)
         else:
             found[i], looks[i] = look_beside(frame, reader, found[i],

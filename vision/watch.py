@@ -136,7 +136,7 @@ class TableWatcher:
         self._ids = 0
         self._busy = False
         self._settled = False  # a full pass since the last motion left nothing waiting
-        self._card: tuple[float, float] | None = None  # the size of the cards on the table
+        self._card: tuple[float, float] | None = None  # the size of the cards, last measured
         self._fans: list[_Fan] = []  # boxes the detector gives a fan, and the cards found in it
         self._moving: frozenset[Zone] = frozenset()
         self._zone_masks: list[tuple[Zone, np.ndarray]] = []  # each zone at the motion's scale
@@ -330,6 +330,7 @@ class TableWatcher:
                 changes += self._unseen(t, frame, motion)
             else:
                 changes += self._decide(t, frame)
+        self._card_size()  # measured while cards lie here, kept while the table lies bare
         return changes
 
     def _halves_as_zeros(self, batch: list[tuple[Detection, _Track | None]],
@@ -348,8 +349,12 @@ class TableWatcher:
                 for (det, _), look in zip(batch, looks, strict=True)]
 
     def _card_size(self) -> tuple[float, float] | None:
-        """The size (w, h) of the cards known, read surely (`recognize.card_size`)."""
-        return card_size([t.det.quad for t in self._tracks if t.reading.sure])
+        """The size (w, h) of the cards known, read surely (`recognize.card_size`), or where
+        none lies there, as last measured (the camera does not move): a round's first scoring
+        card is revealed on a bare table, and may be boxed as its halves."""
+        sure = [t.det.quad for t in self._tracks if t.reading.sure and not t.across]
+        self._card = card_size(sure) or self._card
+        return self._card
 
     def _as_boxed(self, frame: np.ndarray, det: Detection, look: Look,
                   boxed: dict[int, Detection]) -> tuple[Detection, Look]:
@@ -403,7 +408,7 @@ class TableWatcher:
                 return []  # a half of a card known, or of one its other half showed first
             if not look.reading.sure and self._read_again(det, look):
                 return []
-            return [whole_of_half(frame, self.reader, det, look, known) or
+            return [whole_of_half(frame, self.reader, det, look, known, self._card_size()) or
                     self._zero_of_its_half(frame, det, look, taken) or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
         return [again] if again is not None else self._fan(frame, det, taken)
@@ -462,12 +467,11 @@ class TableWatcher:
              ) -> list[tuple[Detection, Look]]:
         """The cards read in a box that shows no card, larger than the cards on the table
         (recognize.look_within): remembered as a fan, its box in later frames stands for them."""
-        sure = [t.det.quad for t in self._tracks if t.reading.sure and not t.across]
-        self._card = card_size(sure) or self._card
-        if self._card is None:
+        card = self._card_size()
+        if card is None:
             return []
         named = [(t.det.quad, t.reading.label) for t in self._tracks if t.reading.label]
-        cards = look_within(frame, self.reader, det, taken, self._card, named, self._laid_now())
+        cards = look_within(frame, self.reader, det, taken, card, named, self._laid_now())
         if cards:
             self._fans.append(_Fan(det.quad, tuple(d for d, _ in cards)))
         return cards
