@@ -882,3 +882,35 @@ def test_a_whole_zero_on_a_bare_table_stays_a_zero_by_the_cards_size_last_measur
         events += [c for f in [frame(*cards)] * 20 for c in w.feed(f)]
     assert [(c.kind, c.observation.reading.label) for c in events] == [
         ("appeared", "number-12"), ("removed", "number-12"), ("appeared", "scoring-0-blue")]
+
+
+def test_a_card_under_an_arm_resting_while_the_hand_works_elsewhere_stays():
+    """An arm reaching across a card to the far side of the table rests over it while the hand
+    works there (the table busy elsewhere): the card is not taken for gone and counted anew
+    when the arm leaves (solo, seed 19: an arm over a spot's last card, turning informants)."""
+    from conftest import Boxes
+
+    card = Box(120, 300, 80, 123, np.pi / 2)
+
+    def frame(with_card: bool = True, arm: bool = False, hand_at: int | None = None):
+        f = np.full((400, 500, 3), 60, np.uint8)
+        if with_card:
+            cv2.fillConvexPoly(f, card.quad().astype(np.int32), (40, 200, 40))
+        if arm:
+            cv2.rectangle(f, (60, 250), (480, 330), (30, 40, 200), -1)
+        if hand_at is not None:  # the hand, turning cards at the far side
+            cv2.rectangle(f, (300 + hand_at, 20), (340 + hand_at, 60), (255, 255, 255), -1)
+        return f
+
+    boxes = Boxes()
+    w = TableWatcher(None, _ZeroAmongCards(), fps=10.0, detector=boxes)  # type: ignore[arg-type]
+    events = [c for f in [frame(with_card=False)] * 10 for c in w.feed(f)]
+    boxes.boxes = (card,)
+    events += [c for f in [frame()] * 10 for c in w.feed(f)]
+    boxes.boxes = ()
+    events += [c for k in range(12) for c in w.feed(frame(arm=True, hand_at=15 * (k % 4)))]
+    boxes.boxes = (card,)
+    events += [c for f in [frame()] * 10 for c in w.feed(f)]
+    assert [(c.kind, c.observation.reading.label) for c in events] == [
+        ("appeared", "number-12")]
+    assert len(w.cards()) == 1

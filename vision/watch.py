@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import cv2
 import numpy as np
@@ -78,6 +78,7 @@ UNDER = 0.3         # a card this much under cards laid later lies there still, 
 GONE_BY = 0.01      # an unsure read giving a card known to lie there less is no read of it
 CHANGED = 0.3       # a fan's window over a place this much changed since the table lay still
 BARE_SCALE = 0.5    # the bare table is kept at half size: a card's thumbnail needs no more
+ARM_WAIT = 10       # a card's place covered while a hand works elsewhere: times as long to go
 
 
 def _key(r: Reading) -> str | None:
@@ -613,7 +614,9 @@ class TableWatcher:
 
     def _unseen(self, t: _Track, frame: np.ndarray, motion: np.ndarray) -> list[Change]:
         """A track no box matched: covered (something moves over it), still there (its place
-        looks as it did and, a hand having passed over it, shows a card), or gone."""
+        looks as it did and, a hand having passed over it, shows a card), or gone (a place
+        covered by what is neither a card nor the bare table, while the table is busy, only
+        after ARM_WAIT times as long: an arm lying still across it)."""
         if self._moved_over(t.det.quad, motion):  # under a hand, or being taken away: wait
             hidden = self._covered_unsure(t)
             t.count, t.disturbed = 0, True
@@ -634,28 +637,35 @@ class TableWatcher:
             return []
         # under cards the detector does not box, or alike after a hand passed over it (a glare
         # over its place looks alike bare, so it is read): it lies there still
-        if (alike or t.committed is not None) and self._shows_a_card(t, frame):
+        place = self._place(t, frame) if alike or t.committed is not None else "table"
+        if place == "card":
             t.missing, t.disturbed = 0, False
             t.count += 1 if alike else 0
             return []
         t.missing += 1
-        if t.missing < self.need:
+        if t.missing < self.need * (ARM_WAIT if place == "covered" and self._busy else 1):
             return []
         self._tracks.remove(t)
         if t.committed is None:
             return []
         return [Change("removed", t.committed, self.frame_index)]
 
-    def _shows_a_card(self, t: _Track, frame: np.ndarray) -> bool:
-        """Does the place of a card no box matched show some card: not as it looked before the
-        card was laid, and the reader's "no card" under NOT_A_CARD? A card taken away leaves the
-        table bare; one covered leaves cards there. (A busy cloth, floral or checked, reads as
-        a little of many cards to a reader never taught the deck; it looks as it did.)"""
+    def _place(self, t: _Track, frame: np.ndarray) -> Literal["card", "table", "covered"]:
+        """What the place of a card no box matched shows: some card (not as it looked before
+        the card was laid, and the reader's "no card" under NOT_A_CARD), the table as it was,
+        or something else, covered (neither a card nor its place as it looked bare: where that
+        look is unknown, the table). A card taken away leaves the table bare; one covered by
+        cards leaves cards there. (A busy cloth, floral or checked, reads as a little of many
+        cards to a reader never taught the deck; it looks as it did.) Solo, seed 19: an arm
+        reaching across a spot to the informants' row rested over its last card while the
+        hand turned them, and the card, taken for gone each time, was counted again anew."""
         if t.bare is not None and t.bare.shows(frame):
-            return False
+            return "table"
         look = self.reader.read([rectify(frame, t.det.quad)])[0]
         self.stats["reads"] += 1
-        return look.no_card < NOT_A_CARD
+        if look.no_card < NOT_A_CARD:
+            return "card"
+        return "table" if t.bare is None else "covered"
 
     def _zone(self, center: tuple[float, float]) -> int | str | None:
         return self.zones.zone_of(center) if self.zones is not None else None
