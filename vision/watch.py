@@ -26,7 +26,8 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   does one whose place now shows another card the detector does not box (cards fanned or heaped
   over it, face down): a card is taken away when its place shows no card, or looks as it did
   before the hand that laid the card came (a busy cloth reads as a little of many cards to a
-  reader never taught the deck). A card read surely
+  reader never taught the deck); a place that shows neither, while a hand works elsewhere (an
+  arm resting across it), waits ARM_WAIT times as long. A card read surely
   stays that card when read unsure later (a shadow, a card laid across half of it), unless a
   hand passed over it and its place now looks unlike it, read as next to nothing of it: another
   card was laid where it was taken away, under the same hand (a "removed", then the new card).
