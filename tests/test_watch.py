@@ -914,3 +914,52 @@ def test_a_card_under_an_arm_resting_while_the_hand_works_elsewhere_stays():
     assert [(c.kind, c.observation.reading.label) for c in events] == [
         ("appeared", "number-12")]
     assert len(w.cards()) == 1
+
+
+def test_a_card_no_hand_moved_keeps_its_box_though_a_box_beside_it_steadies_to_a_whole():
+    """A red 4 laid half over a red 3; for a few frames the 3's own box is not found, only a
+    box lying across beside it, whose whole (`Box.wholes`) is like the 3's box but half again
+    as large and covers the 4. No hand moved the 3: it keeps its own box. Before, it took that
+    whole as its box, the 4 inside it was taken for a part of it and removed, and the 3, matched
+    to the 4's box next, was counted again where its own box came back (Attacke, seed 38)."""
+    from vision.detect import Detection
+
+    beneath = Box(1182, 421, 82, 124, 0.03)
+    on_top = Box(1188, 380, 86, 132, 0.07)
+    across = Detection(Box(1157, 404, 70, 110, 1.61), 0.42)
+
+    class Flickering:
+        frame = 0
+
+        def find(self, frame):
+            self.frame += 1
+            if self.frame <= 6:  # the 3 alone
+                return [Detection(beneath, 0.6)]
+            own = [Detection(beneath, 0.33)] if not 16 <= self.frame <= 22 else []
+            return [Detection(on_top, 0.65), *own, across]
+
+    class ByShade:  # a crop mostly the 3's grey or the 4's white is that card, else no card
+        tightrope = False
+
+        def read(self, crops):
+            def look(c):
+                for label, shade in (("red-3", 170), ("red-4", 255)):
+                    if float((np.abs(c.astype(int) - shade) < 10).mean()) >= 0.85:
+                        return Look(Reading.of_name(label, 0.99, ((label, 0.99),), 0.95), 0, 0.0)
+                return Look(Reading.of_name(None, 0.0, (("red-3", 0.0),), 0.95), 0, 1.0)
+            return [look(c) for c in crops]
+
+    table = np.zeros((720, 1280, 3), np.uint8)
+    cv2.fillConvexPoly(table, beneath.quad().astype(np.int32), (170, 170, 170))
+    alone = table.copy()
+    cv2.fillConvexPoly(table, on_top.quad().astype(np.int32), (255, 255, 255))
+    frames = []
+    for k in range(36):  # a hand moves far off meanwhile: every frame is looked at
+        frame = (alone if k < 6 else table).copy()
+        cv2.rectangle(frame, (50 + 20 * k, 50), (120 + 20 * k, 120), (128, 128, 128), -1)
+        frames.append(frame)
+    w = TableWatcher(None, ByShade(), fps=10.0, detector=Flickering())  # type: ignore
+    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
+    assert sorted(events) == [("appeared", "red-3"), ("appeared", "red-4")]
+    assert sorted((o.reading.label, tuple(round(v) for v in o.center)) for o in w.cards()) == \
+        [("red-3", (1182, 421)), ("red-4", (1188, 380))]

@@ -280,7 +280,11 @@ class TableWatcher:
                 continue
             if track is not None and not (self._reread(track) or self._confirm_due(track)
                                           or track.disturbed):
-                track.det = det
+                # no hand moved it: it keeps its box but for its own box found again (Attacke
+                # seed 38: the whole of a box beside a red 3, taken as its box, covered the red
+                # 4 laid half on it, and the 4 was taken for a part of the 3)
+                if det is raw:
+                    track.det = det
                 track.count += 1
                 continue
             to_read.append((det, track))
