@@ -9,7 +9,8 @@ A frame flows one way: motion -> find -> match -> read -> decide.
 - match: each box is matched to the card tracked at its place; the card keeps the box most like
   its own among the box, those beside its peak and the cards it may be half of, or its own box
   where none is like it (a peak smeared between two overlapping cards: that box is then also
-  looked at as a new one); a box found before to hold a fan stands for the fan's cards;
+  looked at as a new one); a card no hand passed over takes no box but its own found again
+  (it cannot have moved); a box found before to hold a fan stands for the fan's cards;
 - read: new cards, cards about to be committed (a second read) and unsure cards are read at full
   resolution (vision.read), at most `max_reads` crops a frame (the rest wait a frame); a card a
   hand moves over is not read until it lies still; a new box read as no card is looked at again
@@ -30,7 +31,9 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   arm resting across it), waits ARM_WAIT times as long. A card read surely
   stays that card when read unsure later (a shadow, a card laid across half of it), unless a
   hand passed over it and its place now looks unlike it, read as next to nothing of it: another
-  card was laid where it was taken away, under the same hand (a "removed", then the new card).
+  card was laid where it was taken away, under the same hand (a "removed", then the new card);
+  where the detector's own box of what was read lies off the card's place, it is a card laid
+  over it, and the card beneath stays.
   The table as last seen bare is kept (at half size) for that: each still spell before a hand
   renews it everywhere but under the cards then known, so the place of a card laid half over
   another is the cloth beneath both.
