@@ -916,6 +916,22 @@ def test_a_card_under_an_arm_resting_while_the_hand_works_elsewhere_stays():
     assert len(w.cards()) == 1
 
 
+def _grey_under_white(beneath: Box, on_top: Box) -> tuple[np.ndarray, np.ndarray]:
+    """(a grey card alone on a black table, and with a white card laid over it)."""
+    alone = np.zeros((720, 1280, 3), np.uint8)
+    cv2.fillConvexPoly(alone, beneath.quad().astype(np.int32), (170, 170, 170))
+    both = alone.copy()
+    cv2.fillConvexPoly(both, on_top.quad().astype(np.int32), (255, 255, 255))
+    return alone, both
+
+
+def _far_hand(table: np.ndarray, k: int) -> np.ndarray:
+    """`table` with a hand moving far off in frame k: every frame is looked at."""
+    frame = table.copy()
+    cv2.rectangle(frame, (50 + 10 * k, 50), (120 + 10 * k, 120), (128, 128, 128), -1)
+    return frame
+
+
 def test_a_card_no_hand_moved_keeps_its_box_though_a_box_beside_it_steadies_to_a_whole():
     """A red 4 laid half over a red 3; for a few frames the 3's own box is not found, only a
     box lying across beside it, whose whole (`Box.wholes`) is like the 3's box but half again
@@ -949,15 +965,8 @@ def test_a_card_no_hand_moved_keeps_its_box_though_a_box_beside_it_steadies_to_a
                 return Look(Reading.of_name(None, 0.0, (("red-3", 0.0),), 0.95), 0, 1.0)
             return [look(c) for c in crops]
 
-    table = np.zeros((720, 1280, 3), np.uint8)
-    cv2.fillConvexPoly(table, beneath.quad().astype(np.int32), (170, 170, 170))
-    alone = table.copy()
-    cv2.fillConvexPoly(table, on_top.quad().astype(np.int32), (255, 255, 255))
-    frames = []
-    for k in range(36):  # a hand moves far off meanwhile: every frame is looked at
-        frame = (alone if k < 6 else table).copy()
-        cv2.rectangle(frame, (50 + 20 * k, 50), (120 + 20 * k, 120), (128, 128, 128), -1)
-        frames.append(frame)
+    alone, both = _grey_under_white(beneath, on_top)
+    frames = [_far_hand(alone if k < 6 else both, k) for k in range(36)]
     w = TableWatcher(None, ByShade(), fps=10.0, detector=Flickering())  # type: ignore
     events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
     assert sorted(events) == [("appeared", "red-3"), ("appeared", "red-4")]
@@ -1003,17 +1012,10 @@ def test_a_card_laid_a_third_off_over_a_known_card_read_unsure_is_a_new_card():
                 return Look(Reading.of_name(None, 0.0, (("shield-7", 0.0),), 0.95), 0, 1.0)
             return [look(c) for c in crops]
 
-    alone = np.zeros((720, 1280, 3), np.uint8)
-    cv2.fillConvexPoly(alone, beneath.quad().astype(np.int32), (170, 170, 170))
-    both = alone.copy()
-    cv2.fillConvexPoly(both, on_top.quad().astype(np.int32), (255, 255, 255))
-    frames = []
-    for k in range(50):  # a hand moves far off meanwhile; at frames 10-12 it lays the 7
-        frame = (alone if k < 10 else both).copy()
-        cv2.rectangle(frame, (50 + 10 * k, 50), (120 + 10 * k, 120), (128, 128, 128), -1)
-        if 10 <= k <= 12:
-            cv2.rectangle(frame, (1100 + 5 * k, 300), (1260, 520), (90, 60, 40), -1)
-        frames.append(frame)
+    alone, both = _grey_under_white(beneath, on_top)
+    frames = [_far_hand(alone if k < 10 else both, k) for k in range(50)]
+    for k in (10, 11, 12):  # the hand that lays the 7
+        cv2.rectangle(frames[k], (1100 + 5 * k, 300), (1260, 520), (90, 60, 40), -1)
     w = TableWatcher(None, ByShade(), fps=10.0, detector=Laid())  # type: ignore
     events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
     assert events == [("appeared", "shield-7"), ("appeared", None)]
