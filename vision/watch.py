@@ -553,7 +553,7 @@ class TableWatcher:
         if known is None or not known.sure or look.reading.label == known.label:
             return False
         if not look.reading.sure:
-            if dict(look.reading.named).get(known.label or "", 0.0) >= GONE_BY:
+            if not _none_of(look.reading, known):
                 return False
             det = raw
         return math.hypot(t.center[0] - det.box.cx, t.center[1] - det.box.cy) \
@@ -589,8 +589,7 @@ class TableWatcher:
         a fan, not a swap.)"""
         if not t.disturbed or t.thumb is None or t.committed is None:
             return False
-        was = t.committed.reading.label
-        if dict(look.reading.named).get(was or "", 0.0) >= GONE_BY or \
+        if not _none_of(look.reading, t.committed.reading) or \
                 _similar(_thumb(frame, det.quad), t.thumb):
             return False
         return covered(t.det.quad, [o.det.quad for o in self._tracks if o is not t]) < UNDER
@@ -773,6 +772,11 @@ def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
 def _similar(a: _Thumb, b: _Thumb) -> bool:
     return (float((a.pattern * b.pattern).sum()) >= SAME_LOOK
             and float(np.abs(a.chroma - b.chroma).max()) <= SAME_CHROMA)
+
+
+def _none_of(reading: Reading, known: Reading) -> bool:
+    """Does `reading` give the card `known` next to nothing (GONE_BY): no read of it?"""
+    return dict(reading.named).get(known.label or "", 0.0) < GONE_BY
 
 
 def _likely_a_card(reading: Reading) -> bool:
