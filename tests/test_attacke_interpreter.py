@@ -341,6 +341,27 @@ def test_a_pass_with_an_empty_zone_is_seen_when_a_later_seat_acts():
     assert not t.questions
 
 
+def test_a_laying_taken_away_before_it_settled_says_the_empty_seats_before_it_passed():
+    # Attacke zero-shot, seed 48: Ben, at turn, lays nothing; Cy lays two cards, read unsure,
+    # and takes them away 2.4 s after his last, as Ana challenges again over them: Ben passed,
+    # and Cy's cards were his play (A5), not nothing of his before Ana's 7
+    t = Table(first=0)
+    t.lay(0, sure("purple-5"))
+    t.wait()
+    a = t.lay(2, read(("purple-3", 0.37), ("purple-4", 0.21)))
+    b = t.lay(2, read(("purple-7", 0.84), ("purple-4", 0.11)), dt=1.9)
+    t.take(a, b, dt=2.4)
+    t.lay(0, sure("purple-7"), dt=0.3)
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("purple-5"),)), Passed(1)]
+    assert {q.track for q in t.questions.values()} == {a, b}
+    t.answer(f"card:{a}", "purple-3")
+    t.answer(f"card:{b}", "purple-4")
+    t.wait()
+    assert t.events[2:] == [CardsPlayed(2, (C("purple-3"), C("purple-4"))),
+                            CardsPlayed(0, (C("purple-7"),)), Passed(2)]
+
+
 def test_a_card_lying_from_before_the_turn_is_no_act_of_its_seat():
     t = Table(players=4, first=1)
     t.lay(3, read(("shield-7", 0.19), ("blue-4", 0.15)))  # something lies before Dora already

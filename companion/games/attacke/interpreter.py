@@ -665,10 +665,16 @@ class Interpreter:
 
     def _acts(self, other: int, t: float, before: float = math.inf) -> list[float]:
         """When the cards in seat `other`'s zone that are an act of his arrived: laid since
-        the turn began (one lying from before is no act) and before `before`, settled, and
-        likely a card (a glare is none)."""
-        return [k.t for k in self._waiting(other) if self._turn_began <= k.t < before
-                and t - k.t >= self.settle_s - 1e-9 and _likely_a_card(k)]
+        the turn began (one lying from before is no act) and before `before`, likely a card (a
+        glare is none), and settled, or taken away after lying GONE_S or more (a laying taken
+        back before it settled is laid all the same, A5: Attacke zero-shot, seed 48: Cy's two
+        purple 5s lay 2.4 s and were taken away as Dora laid her 7 over his; the seats before
+        him were not taken to have passed, nor he to have laid them)."""
+        return [k.t for k in self.cards.values()
+                if k.status == "waiting" and k.zone == other and k.seen
+                and self._turn_began <= k.t < before and _likely_a_card(k)
+                and (t - k.t >= self.settle_s - 1e-9 if k.present
+                     else k.gone_t - k.t >= GONE_S - 1e-9)]
 
     def _cleared_before(self, game: Game, seat: int, mine: list[Seen], t: float
                         ) -> float | None:
