@@ -32,6 +32,11 @@ SMALLER = 0.8       # ... and a box of less than this card's area this much insi
 # under the blue zero, boxed alone on a white cloth, measured 0.56; whole zeros on the calib
 # designs 0.72 or more (a card far off in a tilted view, a zero half under a hand).
 HALF = 0.65
+# A new box read unsure whose both sides are under SPECK of the cards' is no card: a flower of
+# a busy cloth, 40 x 60 px where the cards are 73 x 110 (0.55; Attacke seed 47). A part of a
+# card keeps one side whole (a strip of a fan, a card cut by the frame's edge or half under
+# another), and a zero's half keeps 0.75 of both.
+SPECK = 0.65
 PILE = 0.9          # a surely read box this much inside other surely read cards lies across them
 BESIDE = 3          # boxes beside a peak read (at most) when its own box shows no card
 ITS_OWN = 0.8       # ... each of them boxing less than this much (IoU) like one read before
@@ -148,6 +153,14 @@ def half_a_card(det: Detection, look: Look, size: tuple[float, float] | None) ->
     less than HALF their area? A zero is a whole card: so small a box is a part of one."""
     return size is not None and a_zero(look) and \
         det.box.w * det.box.h < HALF * size[0] * size[1]
+
+
+def a_speck(det: Detection, size: tuple[float, float] | None) -> bool:
+    """Are both sides of the box under SPECK of the cards' (`size`: their w x h)?"""
+    if size is None:
+        return False
+    box, card = sorted((det.box.w, det.box.h)), sorted(size)
+    return box[0] < SPECK * card[0] and box[1] < SPECK * card[1]
 
 
 def zero_of_its_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,

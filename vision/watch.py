@@ -55,6 +55,7 @@ from vision.read import Look, Reader, unsure
 from vision.recognize import (
     NOT_A_CARD,
     SAME_BOX,
+    a_speck,
     a_zero,
     across_a_pile,
     apart,
@@ -419,8 +420,11 @@ class TableWatcher:
                 return []  # a half of a card known, or of one its other half showed first
             if not look.reading.sure and self._read_again(det, look):
                 return []
-            return [whole_of_half(frame, self.reader, det, look, known, self._card_size()) or
-                    self._zero_of_its_half(frame, det, look, taken) or (det, look)]
+            whole = whole_of_half(frame, self.reader, det, look, known, self._card_size()) or \
+                self._zero_of_its_half(frame, det, look, taken)
+            if whole is None and not look.reading.sure and a_speck(det, self._card_size()):
+                return []  # a speck of the cloth read as a little of some card
+            return [whole or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
         return [again] if again is not None else self._fan(frame, det, taken)
 
