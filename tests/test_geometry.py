@@ -115,6 +115,21 @@ def test_a_box_the_size_of_its_window_is_that_window_and_those_turned_across_it(
     assert [round(b.angle, 6) for b in windows[1:]] == [round(0.3 + math.pi / 2, 6)] * 2
 
 
+def test_the_ends_of_a_box_holding_a_row_are_its_first_and_last_card():
+    """A row of three cards laid a half width over one another, boxed as one: a card-sized box
+    flush with each end of it lies on the first and on the last card; no end along a side no
+    longer than the card's."""
+    w, h = 80.0, 80 * 1.54
+    cards = [Box(300, 200 + 40 * k, w, h, 0.0) for k in range(3)]  # lying across, in a column
+    row = Box(300, 240, w + 80, h, 0.0)
+    ends = row.ends(w, h)
+    assert len(ends) == 2 and all((b.w, b.h, b.angle) == (w, h, 0.0) for b in ends)
+    assert sorted(round(b.cy) for b in ends) == [200, 280]
+    for end, card in zip(sorted(ends, key=lambda b: b.cy), (cards[0], cards[2]), strict=True):
+        assert iou(end.quad(), card.quad()) > 0.99
+    assert Box(300, 200, w, h, 0.0).ends(w, h) == []
+
+
 @given(st.floats(0, math.pi - 1e-3), st.floats(0, math.pi - 1e-3),
        st.floats(20, 200), st.floats(20, 200))
 def test_a_box_held_in_another_orientation_holds_each_of_its_corners(angle, turn, w, h):

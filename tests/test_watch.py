@@ -1066,3 +1066,56 @@ def test_a_speck_of_the_cloth_read_unsure_as_a_little_of_a_card_is_no_card():
               for k in range(40) for ch in w.feed(_far_hand(table, k))]
     assert events == [("appeared", "red-3", (400, 300)), ("appeared", None, (800, 550))]
 
+
+def test_the_card_laid_last_at_the_end_of_a_row_boxed_as_one_is_seen():
+    """A red 2 laid half over its twin, itself half over a red 4, in a row; the detector boxes
+    the row of the two 2s as one, 110 x 168 px where the cards are 82 x 124, and that box,
+    matched to the twin beneath, reads unsure as some card. The 2 laid last, at the row's end,
+    is a card: read unsure there, the table is asked which (Attacke seed 48, zero-shot: every
+    read of that typeface is unsure, no window over the row read surely, and the 2 was never
+    seen)."""
+    from vision.detect import Detection
+
+    four, twin, last = (Box(600, 421, 82, 124, 0.0), Box(600, 380, 82, 124, 0.0),
+                        Box(600, 339, 82, 124, 0.0))
+    row = Box(600, 378, 110, 168, np.pi / 2)
+    tables = [np.zeros((720, 1280, 3), np.uint8)]
+    for box, shade in ((four, 170), (twin, 210), (last, 255)):
+        tables.append(tables[-1].copy())
+        cv2.fillConvexPoly(tables[-1], box.quad().astype(np.int32), (shade, shade, shade))
+
+    class Row:
+        frame = 0
+
+        def find(self, frame):
+            self.frame += 1
+            if self.frame <= 10:
+                return [Detection(four, 0.6)]
+            if self.frame <= 20:
+                return [Detection(four, 0.6), Detection(twin, 0.6)]
+            return [Detection(four, 0.6), Detection(row, 0.6)]
+
+    class ByShade:  # the 4's grey and the twin's surely, the last one's white unsure
+        tightrope = False
+
+        def read(self, crops):
+            def look(c):
+                for label, shade in (("red-4", 170), ("red-2", 210)):
+                    if float((np.abs(c.astype(int) - shade) < 10).mean()) >= 0.85:
+                        return Look(Reading.of_name(label, 0.99, ((label, 0.99),), 0.95), 0,
+                                    0.0)
+                if float((c > 245).mean()) >= 0.85:
+                    return Look(Reading.of_name(None, 0.45, (("red-7", 0.45),
+                                                             ("red-2", 0.3)), 0.95), 0, 0.0)
+                if float((c > 150).mean()) >= 0.85:  # the row: some red card
+                    return Look(Reading.of_name(None, 0.3, (("red-4", 0.3),
+                                                            ("red-3", 0.2)), 0.95), 0, 0.3)
+                return Look(Reading.of_name(None, 0.0, (("red-4", 0.0),), 0.95), 0, 1.0)
+            return [look(c) for c in crops]
+
+    w = TableWatcher(None, ByShade(), fps=10.0, detector=Row())  # type: ignore
+    frames = [_far_hand(tables[1 + min(2, k // 10)], k) for k in range(50)]
+    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
+    assert events == [("appeared", "red-4"), ("appeared", "red-2"), ("appeared", None)]
+    (new,) = [o for o in w.cards() if o.reading.label is None]
+    assert new.reading.named[0][0] == "red-7" and abs(new.center[1] - 339) < 10

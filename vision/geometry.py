@@ -79,6 +79,18 @@ class Box:
                     out.append(Box(float(cx), float(cy), w, h, angle % math.pi))
         return out
 
+    def ends(self, w: float, h: float) -> list[Box]:
+        """Card-sized boxes (w x h, lying as this one) flush with each end of it, along each
+        side longer than the card's: where the first and the last card of a row laid half
+        over one another, boxed as one, lie."""
+        u = np.array([math.cos(self.angle), math.sin(self.angle)])  # the long axis
+        out = []
+        for axis, side, card in ((u, self.h, h), (np.array([-u[1], u[0]]), self.w, w)):
+            for off in ((side - card) / 2, (card - side) / 2) if side > card else ():
+                cx, cy = np.array([self.cx, self.cy]) + off * axis
+                out.append(Box(float(cx), float(cy), w, h, self.angle))
+        return out
+
     def held_in(self, angle: float) -> Box:
         """The smallest box whose long axis lies at `angle` that holds this one."""
         u = np.array([math.cos(angle), math.sin(angle)])

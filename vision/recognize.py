@@ -186,14 +186,18 @@ def _whole(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np
            wanted: Callable[[Look], bool]) -> tuple[Detection, Look] | None:
     """The first of the two cards a box may be half of (`Box.wholes`) that lies in the frame,
     apart from the cards `taken`, and shows a card whose look is `wanted`; else None."""
-    h, w = frame.shape[:2]
-    boxes = [b for b in det.box.wholes() if apart(b.quad(), taken) and
-             bool(np.all((b.quad() >= 0) & (b.quad() <= (w - 1, h - 1))))]
+    boxes = [b for b in det.box.wholes() if apart(b.quad(), taken) and _in(frame, b)]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
     for box, whole in zip(boxes, looks, strict=True):
         if whole.no_card < NOT_A_CARD and wanted(whole):
             return Detection(box, det.score, det.beside), whole
     return None
+
+
+def _in(frame: np.ndarray, box: Box) -> bool:
+    """Does the box lie wholly in the frame?"""
+    h, w = frame.shape[:2]
+    return bool(np.all((box.quad() >= 0) & (box.quad() <= (w - 1, h - 1))))
 
 
 def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray],
@@ -229,6 +233,34 @@ def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
                 not near_twins(b.quad(), label, cards, w):
             kept.append((Detection(b, det.score, window=True), looks[i]))
     return kept
+
+
+def at_a_rows_end(frame: np.ndarray, reader: Reader, det: Detection,
+                  taken: Sequence[np.ndarray], card: tuple[float, float]
+                  ) -> tuple[Detection, Look] | None:
+    """The card at an end of a box larger than a card (`card`: the w x h of the cards on the
+    table) that lies on cards known (`taken`), read as a card, unsure: the detector boxed a row
+    of cards laid half over one another as one, and the card laid last has no box of its own
+    (Attacke zero-shot, seed 48: a red 2 laid half over its twin, itself half over a red 4, was
+    never seen; every read of that typeface is unsure, so no window over the row reads surely,
+    as `look_within` wants). The card-sized windows flush with each end of the box, lying as
+    the first card it touches does, in the frame and apart from every card taken, are
+    read: the likeliest read as a card, sure or not, is the card (unsure, the table is asked
+    which). None where none reads as a card."""
+    w, h = card
+    if max(det.box.w / w, det.box.h / h) < LARGER:
+        return None
+    touched = [box_of_quad(q).angle for q in taken if covered(q, [det.quad]) > 0]
+    boxes = [end for angle in touched[:1] or [det.box.angle]  # (a row's cards lie alike)
+             for end in det.box.held_in(angle).ends(w, h)
+             if apart(end.quad(), taken) and _in(frame, end)]
+    looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
+    cards = [(b, look) for b, look in zip(boxes, looks, strict=True)
+             if look.no_card < NOT_A_CARD and look.reading.named]
+    if not cards:
+        return None
+    box, look = max(cards, key=lambda c: (c[1].reading.sure, c[1].reading.named[0][1]))
+    return Detection(box, det.score, window=True), look
 
 
 def near_twins(quad: np.ndarray, label: str | None, cards: Sequence[tuple[np.ndarray, str | None]],

@@ -16,9 +16,11 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   hand moves over is not read until it lies still; a new box read as no card is looked at again
   as the boxes beside its peak and the cards it may be half of (`recognize.look_beside`), and,
   larger than a card, as a fan or pile the detector boxed as one: card-sized windows over it
-  (`recognize.look_within`), remembered until something moves over it; a card whose box now
-  reads as no card (boxed with a card laid half over it) lies there still, unread, and that box
-  is looked at for the new card;
+  (`recognize.look_within`), remembered until something moves over it; a box smeared over
+  cards known, read unsure, as a row boxed as one, whose last card lies at one end of it
+  (`recognize.at_a_rows_end`); a new box far smaller than a card, read unsure, is a speck of
+  the cloth; a card whose box now reads as no card (boxed with a card laid half over it) lies
+  there still, unread, and that box is looked at for the new card;
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
@@ -59,6 +61,7 @@ from vision.recognize import (
     a_zero,
     across_a_pile,
     apart,
+    at_a_rows_end,
     card_size,
     distinct,
     half_a_card,
@@ -407,14 +410,15 @@ class TableWatcher:
     def _new_cards(self, frame: np.ndarray, det: Detection, look: Look, taken: list[np.ndarray],
                    cards: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
         """The new cards a box no card's track took shows: itself, read as a card (a box
-        smeared between two known cards only where it lies apart from them, `recognize.apart`;
-        a half of a scoring card read as a zero, as the whole card, `recognize.whole_of_half`:
-        `cards` are the boxes read this frame as cards other than zeros);
+        smeared between two known cards only where it lies apart from them, `recognize.apart`,
+        else the card at an end of it, `_rows_end`; a half of a scoring card read as a zero, as
+        the whole card, `recognize.whole_of_half`: `cards` are the boxes read this frame as
+        cards other than zeros; not a speck far smaller than a card, read unsure);
         where it shows no card, the first box beside its peak read as one (`look_beside`), or
         else the cards of a fan in it (`_fan`)."""
         if look.no_card < NOT_A_CARD:
             if smear and not apart(det.quad, taken):
-                return []
+                return self._rows_end(frame, det, look, taken)
             known = cards + [t.det.quad for t in self._tracks if not a_zero(t.look)]
             if half_of_a_known_card(det, look, known):
                 return []  # a half of a card known, or of one its other half showed first
@@ -486,7 +490,21 @@ class TableWatcher:
         if card is None:
             return []
         named = [(t.det.quad, t.reading.label) for t in self._tracks if t.reading.label]
-        cards = look_within(frame, self.reader, det, taken, card, named, self._laid_now())
+        return self._as_fan(det, look_within(frame, self.reader, det, taken, card, named,
+                                             self._laid_now()))
+
+    def _rows_end(self, frame: np.ndarray, det: Detection, look: Look, taken: list[np.ndarray]
+                  ) -> list[tuple[Detection, Look]]:
+        """The new card of a box smeared over cards known, read unsure: the card at an end of
+        a row boxed as one (recognize.at_a_rows_end), remembered as a fan."""
+        card = self._card_size()
+        if look.reading.sure or card is None:
+            return []
+        end = at_a_rows_end(frame, self.reader, det, taken, card)
+        return self._as_fan(det, [end] if end is not None else [])
+
+    def _as_fan(self, det: Detection, cards: list[tuple[Detection, Look]]
+                ) -> list[tuple[Detection, Look]]:
         if cards:
             self._fans.append(_Fan(det.quad, tuple(d for d, _ in cards)))
         return cards
