@@ -25,7 +25,8 @@ outside every zone, and such a card is nobody's). What becomes an event:
   opener with no knight, A3, or a player who never challenged) leaves nothing to see. Turns go
   clockwise and a player acts only in turn, so another seat still in the contest acting -- a card
   of his lying settled in his zone, likely a card (not a glare read as a little of several), or
-  all his cards of this contest gone -- says every seat at turn before him passed. *Ruling:*
+  laid and taken away again before it settled, or all his cards of this contest gone -- says
+  every seat at turn before him passed. *Ruling:*
   that is taken as the pass when the seat at turn has nothing in his zone at all (no card the
   camera still sees there, counted or not); where cards of his still lie there, a person says
   it ("Did Ben pass?", offering "passed"). A laying of his that arrives after that act is his
