@@ -570,8 +570,7 @@ class Interpreter:
         one of them, was that one seen twice (a heap), not laid. A card of his laid after
         another seat's card is his next laying (the table went on while a question about this
         one waited)."""
-        cleared = [c for c in self.cards.values()
-                   if c.status == "counted" and c.zone == seat and c.seen and not c.present]
+        cleared = self._cleared(seat)
         zone = [c for c in self.cards.values() if c.status == "waiting" and c.zone == seat
                 and self._may_be_laid(c, cleared)]
         zone = self._until_another_seat(seat, sorted(zone, key=lambda c: c.order))
@@ -591,8 +590,12 @@ class Interpreter:
             return True
         if c.gone_t < self._turn_began:
             return False
-        return c.t >= self._turn_began or not any(
-            abs(c.gone_t - g.gone_t) <= GONE_S and _may_be(c, g) for g in cleared)
+        return c.t >= self._turn_began or not _left_with(c, cleared)
+
+    def _cleared(self, seat: int) -> list[Seen]:
+        """The seat's counted cards the camera saw taken away."""
+        return [c for c in self.cards.values()
+                if c.status == "counted" and c.zone == seat and c.seen and not c.present]
 
     def _until_another_seat(self, seat: int, zone: list[Seen]) -> list[Seen]:
         """The seen cards of `zone` (in order) up to the first laid after another seat's
@@ -670,12 +673,14 @@ class Interpreter:
         glare is none), and settled, or taken away after lying GONE_S or more (a laying taken
         back before it settled is laid all the same, A5: Attacke zero-shot, seed 48: Cy's two
         purple 5s lay 2.4 s and were taken away as Dora laid her 7 over his; the seats before
-        him were not taken to have passed, nor he to have laid them)."""
+        him were not taken to have passed, nor he to have laid them). One that left with a
+        counted card of his that it may read as is that card seen twice (a heap), no act."""
+        cleared = self._cleared(other)
         return [k.t for k in self.cards.values()
                 if k.status == "waiting" and k.zone == other and k.seen
                 and self._turn_began <= k.t < before and _likely_a_card(k)
                 and (t - k.t >= self.settle_s - 1e-9 if k.present
-                     else k.gone_t - k.t >= GONE_S - 1e-9)]
+                     else k.gone_t - k.t >= GONE_S - 1e-9 and not _left_with(k, cleared))]
 
     def _cleared_before(self, game: Game, seat: int, mine: list[Seen], t: float
                         ) -> float | None:
@@ -837,6 +842,12 @@ def _likely_a_card(card: Seen) -> bool:
     named = candidates(card.reading)
     return card.named not in (None, "none") or sure_name(card.reading) is not None or \
         bool(named and named[0][1] >= LIKELY)
+
+
+def _left_with(card: Seen, cleared: list[Seen]) -> bool:
+    """Did the card leave with one of the counted cards `cleared` that it may read as (within
+    GONE_S): that card seen twice, in a heap?"""
+    return any(abs(card.gone_t - g.gone_t) <= GONE_S and _may_be(card, g) for g in cleared)
 
 
 def _may_be(card: Seen, other: Seen) -> bool:
