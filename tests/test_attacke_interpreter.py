@@ -31,6 +31,7 @@ from companion.games.attacke.rules import (
     Variant,
 )
 from companion.games.base import AnswerError, EventLog, Question
+from vision.geometry import Box
 from vision.types import Change, Observation, Reading
 
 QUAD = np.zeros((4, 2), np.float32)
@@ -75,10 +76,14 @@ class Table:
     def game(self) -> Game:
         return self.log.game  # type: ignore[return-value]
 
-    def lay(self, seat: int | None, reading: Reading, dt: float = 0.4) -> int:
+    def lay(self, seat: int | None, reading: Reading, dt: float = 0.4,
+            at: tuple[float, float] | None = None) -> int:
+        """A card appears in the zone of `seat`; `at`: its centre, a card 80 px wide lying
+        across (else nowhere: no card is near it)."""
         self.track += 1
         self.t += dt
-        obs = Observation(reading, QUAD, (0.0, 0.0), seat, 3, self.track)
+        quad = QUAD if at is None else Box(*at, 80, 123, 0.0).quad()
+        obs = Observation(reading, quad, at or (0.0, 0.0), seat, 3, self.track)
         self.it.seen([Change("appeared", obs, 0)], self.t)
         self.settle()
         return self.track
@@ -339,6 +344,22 @@ def test_a_pass_with_an_empty_zone_is_seen_when_a_later_seat_acts():
     t.wait()
     assert t.events[1:] == [Passed(1), CardsPlayed(2, (C("purple-4"), C("purple-5")))]
     assert not t.questions
+
+
+def test_a_row_laid_over_the_line_into_the_next_zone_is_the_laying_seat_s():
+    # Attacke zero-shot, seed 49: the last card of a seat's column runs over the line into the
+    # next seat's zone; it lies on his row, and it is his, not the next seat's laying
+    t = Table(first=0)
+    t.lay(0, sure("red-5"), at=(600, 600))
+    t.wait()
+    t.lay(1, sure("red-7"), at=(100, 300))
+    t.lay(1, sure("red-3"), at=(100, 345))
+    t.lay(2, sure("red-4"), at=(100, 390))  # past the line
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("red-5"),)),
+                        CardsPlayed(1, (C("red-7"), C("red-3"), C("red-4")))]
+    own = t.lay(2, sure("red-2"), at=(100, 480))  # more than 0.75 of a width off the row
+    assert t.it.cards[own].zone == 2
 
 
 def test_a_laying_taken_away_before_it_settled_says_the_empty_seats_before_it_passed():

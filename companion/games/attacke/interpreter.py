@@ -91,6 +91,7 @@ MAY_BE_SAME = 0.2      # this probability, is the card seen again, not a new one
 LIKELY = 0.5           # a card read unsure this sure of one card is likely a card: its seat acted
 SEEN_LATE_S = 10.0     # a card named unseen, then seen within this long, reading as it, is it
 BEFORE_S = 0.001       # a pass told by another seat's act came this much before that act
+ON_ITS_ROW = 0.75      # a card this many card widths from a card of another zone lies on its row
 MORE = "more"          # the answer: he laid cards the camera did not see
 
 
@@ -268,18 +269,34 @@ class Interpreter:
                 card = None
             if card is None:
                 self._order += 1
-                card = Seen(obs.track, _zone(obs), obs.reading, t, self._order, center=obs.center,
-                            width=_width(obs))
+                card = Seen(obs.track, self._zone_of(obs), obs.reading, t, self._order,
+                            center=obs.center, width=_width(obs))
                 self.cards[obs.track] = card
                 self._seen_again(card, t) or self._seen_late(card)
-                for other in self._waiting(_zone(obs)):  # new evidence: asked again
+                for other in self._waiting(card.zone):  # new evidence: asked again
                     other.refused = ""
                 self._short = {(i, s) for i, s in self._short if s != card.zone}
             else:  # the same card, read again
                 if card.status == "waiting":
                     card.doubted = card.doubted or _disagreeing(card.reading, obs.reading)
-                    card.zone, card.refused = _zone(obs), ""
+                    card.zone, card.refused = self._zone_of(obs), ""
                 card.reading, card.present = obs.reading, True
+
+    def _zone_of(self, obs: Observation) -> int | None:
+        """The zone of the seat a card lies before: its own, or, where the card nearest it lies
+        in another seat's zone, on its row (ON_ITS_ROW), that seat's: a row laid in front of a
+        seat may run over the line (Attacke zero-shot, seed 49: the last of Cy's six face-down
+        cards, laid in a column, lay past the line into Ben's zone, and Ben was taken to have
+        laid it face down)."""
+        zone = _zone(obs)
+        x, y = obs.center
+        near = [(math.hypot(c.center[0] - x, c.center[1] - y), c) for c in self.cards.values()
+                if c.present and c.seen and c.track != obs.track]
+        if not near:
+            return zone
+        apart, nearest = min(near, key=lambda n: n[0])
+        on_its_row = apart < ON_ITS_ROW * max(_width(obs), nearest.width)
+        return nearest.zone if on_its_row and nearest.zone is not None else zone
 
     def _retire(self, card: Seen, t: float) -> None:
         """A counted card taken away, another laid in its place: the watcher keeps the place's
