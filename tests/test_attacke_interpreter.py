@@ -894,7 +894,7 @@ def test_a_back_counts_one_face_down_in_the_concealed_variant():
     t.wait()
     # backs lie in a heap the camera cannot count: a person says how many, OK the camera's
     q = t.questions["backs:0:1"]
-    assert q.ok == "2" and [c.id for c in q.choices] == ["1", "2", "3", "4"]
+    assert q.ok == "2" and [c.id for c in q.choices] == ["1", "2", "3", "4", "0"]
     assert t.events[-1] == CardsPlayed(0, (C("red-3"),))
     t.answer(q.key, "3")  # one lay hidden under the others
     assert t.events[-1] == CardsPlayed(1, (C("red-2"),), 3)
@@ -905,6 +905,20 @@ def test_a_back_counts_one_face_down_in_the_concealed_variant():
     track = plain.lay(1, sure("back"))
     plain.wait()
     assert "back" not in {c.id for c in plain.questions[f"card:{track}"].choices}
+
+
+def test_backs_a_person_says_are_none_of_the_seat_s_are_no_cards_of_the_game():
+    # a back of the seat beside (its heap run over the line) is no card of his: a person says
+    # he laid none face down, and his laying is the rest
+    t = Table(variant=Variant(concealed=True))
+    t.lay(0, sure("red-3"))
+    t.wait()
+    t.lay(1, sure("red-5"))
+    stray = t.lay(1, sure("back"))
+    t.wait()
+    t.answer("backs:0:1", "0")
+    assert t.events[-1] == CardsPlayed(1, (C("red-5"),))
+    assert t.it.cards[stray].status == "ignored" and not t.questions
 
 
 def test_a_card_outside_every_zone_is_nobody_s():

@@ -407,7 +407,10 @@ class Interpreter:
                 self._name(card, choice, game)
         elif kind == "backs":
             contest, seat = (int(x) for x in rest.split(":"))
-            self._face_down[(contest, seat)] = int(choice)
+            if choice == "0":
+                self._no_backs(game, seat)
+            else:
+                self._face_down[(contest, seat)] = int(choice)
         elif kind == "pass":
             contest, seat = (int(x) for x in rest.split(":"))
             if choice == "passed":
@@ -421,6 +424,14 @@ class Interpreter:
             contest, seat = (int(x) for x in rest.split(":"))
             self._name_unseen(contest, seat, choice, game, t)
         self.asked.pop(key, None)
+
+    def _no_backs(self, game: Game, seat: int) -> None:
+        """A person says the seat laid no card face down: the backs the camera counts in his
+        laying are no cards of his (a card of the seat beside, its row run over the line)."""
+        mine = self._laying(seat)
+        for card, name in zip(mine, self._certain(game, seat, mine), strict=True):
+            if name == BACK:
+                card.status = "ignored"
 
     def _name_unseen(self, contest: int, seat: int, name: str, game: Game, t: float) -> None:
         """A card the seat laid that the camera did not see, or `none`: he laid no more."""
@@ -800,7 +811,8 @@ class Interpreter:
                     f"backs:{index}:{seat}",
                     f"How many cards did {name} lay face down in {where}? The camera sees "
                     f"{backs}; face-down cards in a heap may hide one another.",
-                    tuple(Choice(str(k), str(k)) for k in range(1, most + 1)),
+                    (*(Choice(str(k), str(k)) for k in range(1, most + 1)),
+                     Choice("0", "None: no card of his lies face down")),
                     str(backs), seat, index, 0,
                     next(c.track for c, n in zip(mine, names, strict=True) if n == BACK)))
             return out
