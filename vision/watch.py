@@ -505,6 +505,7 @@ class TableWatcher:
 
     def _as_fan(self, det: Detection, cards: list[tuple[Detection, Look]]
                 ) -> list[tuple[Detection, Look]]:
+        """The `cards` found in the box, which stands for them in later frames, where any."""
         if cards:
             self._fans.append(_Fan(det.quad, tuple(d for d, _ in cards)))
         return cards
