@@ -250,9 +250,9 @@ def at_a_rows_end(frame: np.ndarray, reader: Reader, det: Detection,
     w, h = card
     if max(det.box.w / w, det.box.h / h) < LARGER:
         return None
-    touched = [box_of_quad(q).angle for q in taken if covered(q, [det.quad]) > 0]
-    boxes = [end for angle in touched[:1] or [det.box.angle]  # (a row's cards lie alike)
-             for end in det.box.held_in(angle).ends(w, h)
+    angle = next((box_of_quad(q).angle for q in taken if covered(q, [det.quad]) > 0),
+                 det.box.angle)  # (a row's cards lie alike)
+    boxes = [end for end in det.box.held_in(angle).ends(w, h)
              if apart(end.quad(), taken) and _in(frame, end)]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
     cards = [(b, look) for b, look in zip(boxes, looks, strict=True)
