@@ -3,6 +3,7 @@ hands, reports removals, and needs no picture of the empty table (a restart sees
 it is)."""
 
 import json
+import math
 
 import cv2
 import numpy as np
@@ -932,6 +933,19 @@ def _far_hand(table: np.ndarray, k: int) -> np.ndarray:
     return frame
 
 
+class _ByFrame:
+    """A detector that finds, in frame k (from 1), the boxes of the first step `(last, boxes)`
+    with k <= last, and the last step's after that."""
+
+    def __init__(self, *steps: tuple[float, list]) -> None:
+        self.steps, self.frame = steps, 0
+
+    def find(self, frame):
+        self.frame += 1
+        return next((list(b) for last, b in self.steps if self.frame <= last),
+                    list(self.steps[-1][1]))
+
+
 def test_a_card_no_hand_moved_keeps_its_box_though_a_box_beside_it_steadies_to_a_whole():
     """A red 4 laid half over a red 3; for a few frames the 3's own box is not found, only a
     box lying across beside it, whose whole (`Box.wholes`) is like the 3's box but half again
@@ -987,16 +1001,9 @@ def test_a_card_laid_a_third_off_over_a_known_card_read_unsure_is_a_new_card():
     on_top = Box(1181, 404, 82, 124, 0.0)
     peeking = Box(1179, 431, 82, 124, 0.0)  # the shield's own box, found again
 
-    class Laid:
-        frame = 0
-
-        def find(self, frame):
-            self.frame += 1
-            if self.frame <= 10:
-                return [Detection(beneath, 0.6)]
-            if self.frame <= 15:  # the hand, then for a frame only the 7's box
-                return [Detection(on_top, 0.6)]
-            return [Detection(on_top, 0.6), Detection(peeking, 0.3)]
+    laid = _ByFrame((10, [Detection(beneath, 0.6)]),
+                    (15, [Detection(on_top, 0.6)]),  # the hand, then for a frame only the 7's
+                    (math.inf, [Detection(on_top, 0.6), Detection(peeking, 0.3)]))
 
     class ByShade:  # a crop a third the shield's grey (its index) or all the 7's white
         tightrope = False
@@ -1016,7 +1023,7 @@ def test_a_card_laid_a_third_off_over_a_known_card_read_unsure_is_a_new_card():
     frames = [_far_hand(alone if k < 10 else both, k) for k in range(50)]
     for k in (10, 11, 12):  # the hand that lays the 7
         cv2.rectangle(frames[k], (1100 + 5 * k, 300), (1260, 520), (90, 60, 40), -1)
-    w = TableWatcher(None, ByShade(), fps=10.0, detector=Laid())  # type: ignore
+    w = TableWatcher(None, ByShade(), fps=10.0, detector=laid)  # type: ignore
     events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
     assert events == [("appeared", "shield-7"), ("appeared", None)]
     assert sorted((o.reading.named[0][0], tuple(round(v) for v in o.center))
@@ -1038,14 +1045,9 @@ def test_a_speck_of_the_cloth_read_unsure_as_a_little_of_a_card_is_no_card():
     for box in (speck, strip):
         cv2.fillConvexPoly(table, box.quad().astype(np.int32), (40, 200, 200))
 
-    class Cloth:
-        frame = 0
-
-        def find(self, frame):
-            self.frame += 1
-            found = [Detection(card, 0.7)]
-            return found if self.frame <= 5 else [*found, Detection(speck, 0.33),
-                                                  Detection(strip, 0.4)]
+    cloth = _ByFrame((5, [Detection(card, 0.7)]),
+                     (math.inf, [Detection(card, 0.7), Detection(speck, 0.33),
+                                 Detection(strip, 0.4)]))
 
     class ByShade:  # the grey card surely, the yellow a little of a yellow 7, else no card
         tightrope = False
@@ -1060,7 +1062,7 @@ def test_a_speck_of_the_cloth_read_unsure_as_a_little_of_a_card_is_no_card():
                 return Look(Reading.of_name(None, 0.0, (("red-3", 0.0),), 0.95), 0, 1.0)
             return [look(c) for c in crops]
 
-    w = TableWatcher(None, ByShade(), fps=10.0, detector=Cloth())  # type: ignore
+    w = TableWatcher(None, ByShade(), fps=10.0, detector=cloth)  # type: ignore
     events = [(ch.kind, ch.observation.reading.label, tuple(round(v) for v in
                                                           ch.observation.center))
               for k in range(40) for ch in w.feed(_far_hand(table, k))]
@@ -1084,16 +1086,9 @@ def test_the_card_laid_last_at_the_end_of_a_row_boxed_as_one_is_seen():
         tables.append(tables[-1].copy())
         cv2.fillConvexPoly(tables[-1], box.quad().astype(np.int32), (shade, shade, shade))
 
-    class Row:
-        frame = 0
-
-        def find(self, frame):
-            self.frame += 1
-            if self.frame <= 10:
-                return [Detection(four, 0.6)]
-            if self.frame <= 20:
-                return [Detection(four, 0.6), Detection(twin, 0.6)]
-            return [Detection(four, 0.6), Detection(row, 0.6)]
+    rows = _ByFrame((10, [Detection(four, 0.6)]),
+                    (20, [Detection(four, 0.6), Detection(twin, 0.6)]),
+                    (math.inf, [Detection(four, 0.6), Detection(row, 0.6)]))
 
     class ByShade:  # the 4's grey and the twin's surely, the last one's white unsure
         tightrope = False
@@ -1113,7 +1108,7 @@ def test_the_card_laid_last_at_the_end_of_a_row_boxed_as_one_is_seen():
                 return Look(Reading.of_name(None, 0.0, (("red-4", 0.0),), 0.95), 0, 1.0)
             return [look(c) for c in crops]
 
-    w = TableWatcher(None, ByShade(), fps=10.0, detector=Row())  # type: ignore
+    w = TableWatcher(None, ByShade(), fps=10.0, detector=rows)  # type: ignore
     frames = [_far_hand(tables[1 + min(2, k // 10)], k) for k in range(50)]
     events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
     assert events == [("appeared", "red-4"), ("appeared", "red-2"), ("appeared", None)]
