@@ -841,8 +841,7 @@ def test_backs_read_as_a_shield_and_seen_after_the_heap_was_counted_are_that_hea
     like_a_shield = read(("shield-10", 0.72), ("back", 0.05))
     heap = [t.lay(1, like_a_shield) for _ in range(2)]
     t.wait()
-    for track in heap:
-        t.answer(f"card:{track}", "back")
+    t.answer(f"card:{heap[0]}", "back")  # the other reads as it did: a back too
     t.answer("backs:0:1", "4")
     assert t.events[-1] == CardsPlayed(1, (), 4)
     late = t.lay(1, read(("shield-10", 0.94), ("back", 0.03)), dt=0.5)
@@ -854,6 +853,79 @@ def test_backs_read_as_a_shield_and_seen_after_the_heap_was_counted_are_that_hea
     t.wait()
     t.wait()
     assert t.events[2:] == [CardsPlayed(0, (C("red-2"),)), Passed(1)]
+
+
+def test_backs_read_alike_in_a_laying_where_a_person_named_one_a_back_are_backs():
+    """Attacke zero-shot, seed 59: a design whose backs read as a shield 10 (0.74-0.90) had
+    each back of a laying asked about, one by one (192 questions in a game). Once a person
+    named one a back, the others read as it was are backs; the count a person is asked next
+    checks it."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-2"))
+    t.wait()
+    heap = [t.lay(1, read(("shield-10", p), ("back", 0.1))) for p in (0.85, 0.74, 0.81)]
+    t.wait()
+    assert {f"card:{k}" for k in heap} <= set(t.questions)
+    t.answer(f"card:{heap[0]}", "back")
+    assert set(t.questions) == {"backs:0:1"}  # the other two: backs, read as that one
+    q = t.questions["backs:0:1"]
+    assert q.ok == "3" and "The camera sees 3" in q.message
+    t.answer(q.key, "3")
+    assert t.events[-1] == CardsPlayed(1, (), 3) and not t.questions
+
+
+def test_a_face_down_count_below_the_backs_read_alike_has_each_card_asked_about():
+    # a face-up shield 10 read as the backs were: the person counts one back, not two, and
+    # the card read alike is asked about again
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-3"))
+    t.wait()
+    back = t.lay(1, read(("shield-10", 0.8), ("back", 0.1)))
+    shield = t.lay(1, read(("shield-10", 0.86), ("back", 0.1)))
+    t.wait()
+    t.answer(f"card:{back}", "back")
+    assert set(t.questions) == {"backs:0:1"} and t.questions["backs:0:1"].ok == "2"
+    t.answer("backs:0:1", "1")
+    assert set(t.questions) == {f"card:{shield}"}
+    t.answer(f"card:{shield}", "shield-10")
+    assert t.events[-1] == CardsPlayed(1, (C("shield-10"),), 1) and not t.questions
+
+
+def test_backs_read_as_a_back_named_earlier_in_the_game_are_backs():
+    # the deck's backs read alike all game: a person named one once, and later layings of
+    # such cards ask only how many lie face down
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-2"))
+    t.wait()
+    ben = [t.lay(1, read(("shield-10", p), ("back", 0.1))) for p in (0.8, 0.77, 0.84)]
+    t.wait()
+    t.answer(f"card:{ben[0]}", "back")
+    t.answer("backs:0:1", "3")
+    assert t.events[-1] == CardsPlayed(1, (), 3)
+    for p in (0.83, 0.79):
+        t.lay(0, read(("shield-10", p), ("back", 0.1)))
+    t.wait()
+    assert set(t.questions) == {"backs:0:0"} and t.questions["backs:0:0"].ok == "2"
+    t.answer("backs:0:0", "2")
+    assert t.events[-1] == CardsPlayed(0, (), 2)
+
+
+def test_a_face_up_card_read_like_the_backs_is_asked_about_once_a_person_counts_none():
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-2"))
+    t.wait()
+    back = t.lay(1, read(("shield-10", 0.8), ("back", 0.1)))
+    t.lay(1, sure("red-3"))
+    t.wait()
+    t.answer(f"card:{back}", "back")
+    t.answer("backs:0:1", "1")
+    shield = t.lay(0, read(("shield-10", 0.86), ("back", 0.1)))  # face up: Ana's shield 10
+    t.wait()
+    assert set(t.questions) == {"backs:0:0"}
+    t.answer("backs:0:0", "0")
+    assert set(t.questions) == {f"card:{shield}"}
+    t.answer(f"card:{shield}", "shield-10")
+    assert t.events[-1] == CardsPlayed(0, (C("shield-10"),)) and not t.questions
 
 
 def test_a_card_the_reader_read_as_another_before_it_was_sure_is_asked_about():

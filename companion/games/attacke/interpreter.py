@@ -238,6 +238,8 @@ class Interpreter:
     _unseen: int = 0  # keys apart from the tracks: cards named, never seen, or taken away
     _turn_began: float = 0.0                 # when the table showed the last event applied
     _hands: dict[int, float] = field(default_factory=dict)  # seat -> when a hand last moved there
+    _backs: list[Any] = field(default_factory=list)  # the readings of cards people named backs
+    _unlike: set[int] = field(default_factory=set)   # tracks a person said are no backs
 
     @property
     def still_s(self) -> float:
@@ -405,6 +407,8 @@ class Interpreter:
                 card.status = "ignored"
             elif not self._seen_late(card, choice):
                 self._name(card, choice, game)
+            if choice == BACK and card.reading is not None:
+                self._backs.append(card.reading)
         elif kind == "backs":
             contest, seat = (int(x) for x in rest.split(":"))
             if choice == "0":
@@ -427,11 +431,15 @@ class Interpreter:
 
     def _no_backs(self, game: Game, seat: int) -> None:
         """A person says the seat laid no card face down: the backs the camera counts in his
-        laying are no cards of his (a card of the seat beside, its row run over the line)."""
+        laying are no cards of his (a card of the seat beside, its row run over the line), and
+        those it took for backs only as they read like backs named are no backs: asked about."""
         mine = self._laying(seat)
-        for card, name in zip(mine, self._certain(game, seat, mine), strict=True):
-            if name == BACK:
+        as_read = self._as_read(game, seat, mine)
+        for card, read, name in zip(mine, as_read, self._certain(game, seat, mine), strict=True):
+            if name == BACK and read == BACK:
                 card.status = "ignored"
+            elif name == BACK:
+                self._unlike.add(card.track)
 
     def _name_unseen(self, contest: int, seat: int, name: str, game: Game, t: float) -> None:
         """A card the seat laid that the camera did not see, or `none`: he laid no more."""
@@ -555,8 +563,14 @@ class Interpreter:
         return CardsPlayed(seat, up, backs), mine
 
     def _certain(self, game: Game, seat: int, mine: list[Seen]) -> list[str | None]:
-        """Each waiting card's certain name, or None; a card is narrowed beside the others of
-        the play that a person named or the reader is sure of."""
+        """Each waiting card's certain name, or None: named, read, or read as backs named were
+        (`_as_backs`)."""
+        return self._as_backs(game, seat, mine, self._as_read(game, seat, mine))
+
+    def _as_read(self, game: Game, seat: int, mine: list[Seen]) -> list[str | None]:
+        """Each waiting card's name as a person named it or the reader read it, or None; a card
+        is narrowed beside the others of the play that a person named or the reader is sure
+        of."""
         known = {c.track: _known(c) for c in mine}
         out: list[str | None] = []
         for c in mine:
@@ -567,6 +581,28 @@ class Interpreter:
                 out.append(None)
             else:
                 out.append(narrow(c.reading, _legal_for(game, seat, others))[0])
+        return out
+
+    def _as_backs(self, game: Game, seat: int, mine: list[Seen], names: list[str | None]
+                  ) -> list[str | None]:
+        """`names`, where cards left unsure read as a card people named a back this game was
+        read (`_reads_like`): backs. A deck's backs are one picture, and a design whose backs
+        the camera takes for a shield 10 reads them all so (Attacke zero-shot, seed 59: 192
+        questions, one a back). The face-down count a person is asked next checks it: a count
+        below the backs so counted (a face-up card read like them among them), or none, drops
+        the likeness, and each of those cards is asked about."""
+        alike = [i for i, (c, name) in enumerate(zip(mine, names, strict=True))
+                 if name is None and c.named is None and not c.refused and not c.doubted
+                 and c.track not in self._unlike
+                 and any(_reads_like(c.reading, r) for r in self._backs)]
+        if not alike or not legal_name(game, seat, BACK):
+            return names
+        said = self._face_down.get((game.contest.index, seat))
+        if said is not None and said < sum(n == BACK for n in names) + len(alike):
+            return names
+        out = list(names)
+        for i in alike:
+            out[i] = BACK
         return out
 
     def _settled(self, mine: list[Seen], t: float) -> bool:
@@ -765,7 +801,7 @@ class Interpreter:
             if not heap:
                 continue
             late = [c for c in self._waiting(seat) if sure_name(c.reading) == BACK
-                    or any(_reads_like(c, h) for h in heap)]
+                    or any(_reads_like(c.reading, h.reading) for h in heap)]
             for card in late[:max(0, said - len(heap))]:
                 card.status, card.contest, card.at = "counted", index, heap[0].at
 
@@ -885,10 +921,10 @@ def _may_be(card: Seen, other: Seen) -> bool:
     return name is not None and _probability(card.reading, name) >= MAY_BE_SAME
 
 
-def _reads_like(card: Seen, other: Seen) -> bool:
-    """Does the reader's best guess for `card` (MAY_BE_SAME or more) match its best for `other`?
-    A design's backs may all read as one card, a shield 10 say, and a person named them."""
-    guess, like = candidates(card.reading)[:1], candidates(other.reading)[:1]
+def _reads_like(reading: Any, other: Any) -> bool:
+    """Is the reader's best guess for a card (MAY_BE_SAME or more) its best for `other`'s? A
+    design's backs may all read as one card, a shield 10 say, and a person named them."""
+    guess, like = candidates(reading)[:1], candidates(other)[:1]
     return bool(guess and like) and guess[0][0] == like[0][0] and \
         min(guess[0][1], like[0][1]) >= MAY_BE_SAME
 
