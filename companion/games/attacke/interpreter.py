@@ -43,7 +43,9 @@ there, ranked by the reader, with OK confirming the reader's own sure read where
 them. An answer names a card (`red-3`, `shield-10`, `back`), says it is no card of the game
 (`none`), or, for a pass, `passed` / `more` / `wait`. Face-down cards (A12) lie in a heap the camera
 cannot count: a play with backs waits for a person to say how many ("How many cards did Cy lay
-face down in contest 3?", 1 to his hand, OK confirming the camera's count).
+face down in contest 3?", 1 to his hand, OK confirming the camera's count). That count also
+checks the cards taken for backs only as they read like a card a person named a back: a deck
+whose backs read unsure as one card has one named, not each.
 
 Cards the camera did not see (a heap, a fan's hidden card): "Did Ben pass?" also offers "Ben
 laid cards the camera did not see", and a play refused as too low whose every card a person
