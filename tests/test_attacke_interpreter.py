@@ -910,6 +910,22 @@ def test_backs_read_as_a_back_named_earlier_in_the_game_are_backs():
     assert t.events[-1] == CardsPlayed(0, (), 2)
 
 
+def test_a_box_read_far_less_sure_than_the_backs_named_is_no_back():
+    """Attacke zero-shot, seed 19: a second box on Ana's red 3 read as a shield 10 at 0.32,
+    as the deck's backs read (0.77), was taken for a back."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-2"))
+    t.wait()
+    ben = [t.lay(1, read(("shield-10", p), ("back", 0.1))) for p in (0.77, 0.8, 0.84)]
+    t.wait()
+    t.answer(f"card:{ben[0]}", "back")
+    t.answer("backs:0:1", "3")
+    t.lay(0, sure("red-3"))
+    ghost = t.lay(0, read(("shield-10", 0.32), ("back", 0.14)))
+    t.wait()
+    assert set(t.questions) == {f"card:{ghost}"}
+
+
 def test_a_face_up_card_read_like_the_backs_is_asked_about_once_a_person_counts_none():
     t = Table(players=2, variant=Variant(concealed=True))
     t.lay(0, sure("red-2"))

@@ -588,15 +588,18 @@ class Interpreter:
     def _as_backs(self, game: Game, seat: int, mine: list[Seen], names: list[str | None]
                   ) -> list[str | None]:
         """`names`, where cards left unsure read as a card people named a back this game was
-        read (`_reads_like`): backs. A deck's backs are one picture, and a design whose backs
-        the camera takes for a shield 10 reads them all so (Attacke zero-shot, seed 59: 192
-        questions, one a back). The face-down count a person is asked next checks it: a count
-        below the backs so counted (a face-up card read like them among them), or none, drops
-        the likeness, and each of those cards is asked about."""
+        read (`_reads_like`, both LIKELY or more): backs. A deck's backs are one picture, and a
+        design whose backs the camera takes for a shield 10 reads them all so (Attacke
+        zero-shot, seed 59: 192 questions, one a back). The face-down count a person is asked
+        next checks it: a count below the backs so counted (a face-up card read like them among
+        them), or none, drops the likeness, and each of those cards is asked about. A box read
+        far less sure is no likeness: Attacke zero-shot, seed 19, a second box on Ana's red 3
+        read as a shield 10 at 0.32, like her backs, was taken for one, and her count of the
+        contest's backs, laid a round later, confirmed it."""
         alike = [i for i, (c, name) in enumerate(zip(mine, names, strict=True))
                  if name is None and c.named is None and not c.refused and not c.doubted
                  and c.track not in self._unlike
-                 and any(_reads_like(c.reading, r) for r in self._backs)]
+                 and any(_reads_like(c.reading, r, LIKELY) for r in self._backs)]
         if not alike or not legal_name(game, seat, BACK):
             return names
         said = self._face_down.get((game.contest.index, seat))
@@ -923,12 +926,12 @@ def _may_be(card: Seen, other: Seen) -> bool:
     return name is not None and _probability(card.reading, name) >= MAY_BE_SAME
 
 
-def _reads_like(reading: Any, other: Any) -> bool:
-    """Is the reader's best guess for a card (MAY_BE_SAME or more) its best for `other`'s? A
+def _reads_like(reading: Any, other: Any, least: float = MAY_BE_SAME) -> bool:
+    """Is the reader's best guess for a card (`least` or more) its best for `other`'s? A
     design's backs may all read as one card, a shield 10 say, and a person named them."""
     guess, like = candidates(reading)[:1], candidates(other)[:1]
     return bool(guess and like) and guess[0][0] == like[0][0] and \
-        min(guess[0][1], like[0][1]) >= MAY_BE_SAME
+        min(guess[0][1], like[0][1]) >= least
 
 
 def _swapped(card: Seen, reading: Any) -> bool:
