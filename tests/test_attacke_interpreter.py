@@ -891,16 +891,23 @@ def test_a_face_down_count_below_the_backs_read_alike_has_each_card_asked_about(
     assert t.events[-1] == CardsPlayed(1, (C("shield-10"),), 1) and not t.questions
 
 
-def test_backs_read_as_a_back_named_earlier_in_the_game_are_backs():
-    # the deck's backs read alike all game: a person named one once, and later layings of
-    # such cards ask only how many lie face down
+def backs_named(*sure_of: float) -> Table:
+    """Ana opened with a red 2; Ben laid backs that read as a shield 10 this sure, a person
+    named the first a back and counted them."""
     t = Table(players=2, variant=Variant(concealed=True))
     t.lay(0, sure("red-2"))
     t.wait()
-    ben = [t.lay(1, read(("shield-10", p), ("back", 0.1))) for p in (0.8, 0.77, 0.84)]
+    heap = [t.lay(1, read(("shield-10", p), ("back", 0.1))) for p in sure_of]
     t.wait()
-    t.answer(f"card:{ben[0]}", "back")
-    t.answer("backs:0:1", "3")
+    t.answer(f"card:{heap[0]}", "back")
+    t.answer("backs:0:1", str(len(heap)))
+    return t
+
+
+def test_backs_read_as_a_back_named_earlier_in_the_game_are_backs():
+    # the deck's backs read alike all game: a person named one once, and later layings of
+    # such cards ask only how many lie face down
+    t = backs_named(0.8, 0.77, 0.84)
     assert t.events[-1] == CardsPlayed(1, (), 3)
     for p in (0.83, 0.79):
         t.lay(0, read(("shield-10", p), ("back", 0.1)))
@@ -913,13 +920,7 @@ def test_backs_read_as_a_back_named_earlier_in_the_game_are_backs():
 def test_a_box_read_far_less_sure_than_the_backs_named_is_no_back():
     """Attacke zero-shot, seed 19: a second box on Ana's red 3 read as a shield 10 at 0.32,
     as the deck's backs read (0.77), was taken for a back."""
-    t = Table(players=2, variant=Variant(concealed=True))
-    t.lay(0, sure("red-2"))
-    t.wait()
-    ben = [t.lay(1, read(("shield-10", p), ("back", 0.1))) for p in (0.77, 0.8, 0.84)]
-    t.wait()
-    t.answer(f"card:{ben[0]}", "back")
-    t.answer("backs:0:1", "3")
+    t = backs_named(0.77, 0.8, 0.84)
     t.lay(0, sure("red-3"))
     ghost = t.lay(0, read(("shield-10", 0.32), ("back", 0.14)))
     t.wait()
