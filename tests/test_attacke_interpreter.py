@@ -945,6 +945,23 @@ def test_a_face_up_card_read_like_the_backs_is_asked_about_once_a_person_counts_
     assert t.events[-1] == CardsPlayed(0, (C("shield-10"),)) and not t.questions
 
 
+def test_a_card_laid_just_before_the_last_and_taken_away_with_it_is_laid_not_moved():
+    """Attacke zero-shot, seed 71: Cy laid a back, then, a second later, a red 2, and took
+    both away with his other cards as soon as the others passed unseen. The back was taken
+    for a card moved (another arrived within a second of its leaving), and his play was
+    counted without it."""
+    t = Table(players=2, variant=Variant(concealed=True))
+    t.lay(0, sure("red-3"))
+    t.wait()
+    back = t.lay(1, sure("back"))
+    four = t.lay(1, sure("red-4"), dt=0.9)
+    t.take(back, four, dt=0.9)
+    t.wait()
+    assert set(t.questions) == {"backs:0:1"}
+    t.answer("backs:0:1", "1")
+    assert t.events[-1] == CardsPlayed(1, (C("red-4"),), 1)
+
+
 def test_a_card_the_reader_read_as_another_before_it_was_sure_is_asked_about():
     """Attacke zero-shot, seed 15: Ben's red 3, lying still, read as a red 4 at 0.83, then
     surely as a red 5 at 0.98; counted as the 5, the contest was scored wrong."""

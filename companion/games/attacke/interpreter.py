@@ -632,7 +632,10 @@ class Interpreter:
     def _laying(self, seat: int) -> list[Seen]:
         """The cards the seat at turn is laying: those waiting in his zone, and those that left
         it since his turn began. A card that left and was laid down again at
-        once (moved: another card arrived there within GONE_S) is not laid twice. Where cards
+        once (moved: another card arrived within GONE_S and stayed after it left) is not laid
+        twice; a card that arrived and left with it was cleared with it (Attacke zero-shot,
+        seed 71: Cy's back, laid a second before his red 2, both taken away as he won, was
+        taken for moved, and his play counted without it). Where cards
         left for good, the laying ended then (the victor clearing his cards as soon as the
         others passed unseen): it is the cards laid until then; what came later is his next.
         A card that appeared before his turn began and left with his counted cards, reading as
@@ -644,7 +647,8 @@ class Interpreter:
                 and self._may_be_laid(c, cleared)]
         zone = self._until_another_seat(seat, sorted(zone, key=lambda c: c.order))
         left = [c for c in zone if c.seen and not c.present and not any(
-            o.seen and o.order > c.order and abs(o.t - c.gone_t) <= GONE_S for o in zone)]
+            o.seen and o.order > c.order and abs(o.t - c.gone_t) <= GONE_S
+            and (o.present or o.gone_t - c.gone_t > GONE_S) for o in zone)]
         if not left:  # (a card a person named, unseen, is laid: it never lay in view)
             return [c for c in zone if c.present or not c.seen]
         ended = min(c.gone_t for c in left)
