@@ -590,7 +590,7 @@ class Interpreter:
         """`names`, where cards left unsure read as a card people named a back this game was
         read (`_reads_like`, both LIKELY or more): backs. A deck's backs are one picture, and a
         design whose backs the camera takes for a shield 10 reads them all so (Attacke
-        zero-shot, seed 59: 192 questions, one a back). The face-down count a person is asked
+        zero-shot, seed 59: 192 questions, one for each back). The face-down count a person is asked
         next checks it: a count below the backs so counted (a face-up card read like them among
         them), or none, drops the likeness, and each of those cards is asked about. A box read
         far less sure is no likeness: Attacke zero-shot, seed 19, a second box on Ana's red 3
