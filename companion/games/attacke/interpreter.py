@@ -240,7 +240,7 @@ class Interpreter:
     _unseen: int = 0  # keys apart from the tracks: cards named, never seen, or taken away
     _turn_began: float = 0.0                 # when the table showed the last event applied
     _hands: dict[int, float] = field(default_factory=dict)  # seat -> when a hand last moved there
-    _backs: list[Any] = field(default_factory=list)  # the readings of cards people named backs
+    _backs_read_as: set[str] = field(default_factory=set)  # best guesses of cards named backs
     _unlike: set[int] = field(default_factory=set)   # tracks a person said are no backs
 
     @property
@@ -409,8 +409,9 @@ class Interpreter:
                 card.status = "ignored"
             elif not self._seen_late(card, choice):
                 self._name(card, choice, game)
-            if choice == BACK and card.reading is not None:
-                self._backs.append(card.reading)
+            like = _likely(card.reading)
+            if choice == BACK and like is not None:
+                self._backs_read_as.add(like)
         elif kind == "backs":
             contest, seat = (int(x) for x in rest.split(":"))
             if choice == "0":
@@ -437,7 +438,8 @@ class Interpreter:
         those it took for backs only as they read like backs named are no backs: asked about."""
         mine = self._laying(seat)
         as_read = self._as_read(game, seat, mine)
-        for card, read, name in zip(mine, as_read, self._certain(game, seat, mine), strict=True):
+        names = self._as_backs(game, seat, mine, as_read)
+        for card, read, name in zip(mine, as_read, names, strict=True):
             if name == BACK and read == BACK:
                 card.status = "ignored"
             elif name == BACK:
@@ -588,18 +590,18 @@ class Interpreter:
     def _as_backs(self, game: Game, seat: int, mine: list[Seen], names: list[str | None]
                   ) -> list[str | None]:
         """`names`, where cards left unsure read as a card people named a back this game was
-        read (`_reads_like`, both LIKELY or more): backs. A deck's backs are one picture, and a
-        design whose backs the camera takes for a shield 10 reads them all so (Attacke
-        zero-shot, seed 59: 192 questions, one for each back). The face-down count a person is asked
-        next checks it: a count below the backs so counted (a face-up card read like them among
-        them), or none, drops the likeness, and each of those cards is asked about. A box read
-        far less sure is no likeness: Attacke zero-shot, seed 19, a second box on Ana's red 3
-        read as a shield 10 at 0.32, like her backs, was taken for one, and her count of the
-        contest's backs, laid a round later, confirmed it."""
+        read (the same best guess, both LIKELY or more): backs. A deck's backs are one picture,
+        and a design whose backs the camera takes for a shield 10 reads them all so (Attacke
+        zero-shot, seed 59: 192 questions, one for each back). The face-down count a person is
+        asked next checks it: a count below the backs so counted (a face-up card read like
+        them among them), or none, drops the likeness, and each of those cards is asked about.
+        A box read far less sure is no likeness: Attacke zero-shot, seed 19, a second box on
+        Ana's red 3 read as a shield 10 at 0.32, like her backs, was taken for one, and her
+        count of the contest's backs, laid a round later, confirmed it."""
         alike = [i for i, (c, name) in enumerate(zip(mine, names, strict=True))
                  if name is None and c.named is None and not c.refused and not c.doubted
                  and c.track not in self._unlike
-                 and any(_reads_like(c.reading, r, LIKELY) for r in self._backs)]
+                 and _likely(c.reading) in self._backs_read_as]
         if not alike or not legal_name(game, seat, BACK):
             return names
         said = self._face_down.get((game.contest.index, seat))
@@ -913,9 +915,14 @@ def _likely_a_card(card: Seen) -> bool:
     of the table, nor a glare (Attacke seed 4, zero-shot: a lamp's glare in Fay's empty zone,
     read as five yellow cards at 0.16 to 0.08, stood for her act, and the three seats before
     her were taken to have passed)."""
-    named = candidates(card.reading)
     return card.named not in (None, "none") or sure_name(card.reading) is not None or \
-        bool(named and named[0][1] >= LIKELY)
+        _likely(card.reading) is not None
+
+
+def _likely(reading: Any) -> str | None:
+    """The reader's best guess for a card, where LIKELY or more."""
+    best = candidates(reading)[:1]
+    return best[0][0] if best and best[0][1] >= LIKELY else None
 
 
 def _left_with(card: Seen, cleared: list[Seen]) -> bool:
@@ -930,12 +937,12 @@ def _may_be(card: Seen, other: Seen) -> bool:
     return name is not None and _probability(card.reading, name) >= MAY_BE_SAME
 
 
-def _reads_like(reading: Any, other: Any, least: float = MAY_BE_SAME) -> bool:
-    """Is the reader's best guess for a card (`least` or more) its best for `other`'s? A
+def _reads_like(reading: Any, other: Any) -> bool:
+    """Is the reader's best guess for a card (MAY_BE_SAME or more) its best for `other`'s? A
     design's backs may all read as one card, a shield 10 say, and a person named them."""
     guess, like = candidates(reading)[:1], candidates(other)[:1]
     return bool(guess and like) and guess[0][0] == like[0][0] and \
-        min(guess[0][1], like[0][1]) >= least
+        min(guess[0][1], like[0][1]) >= MAY_BE_SAME
 
 
 def _swapped(card: Seen, reading: Any) -> bool:
