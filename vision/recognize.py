@@ -236,24 +236,58 @@ def look_within(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
 
 
 def at_a_rows_end(frame: np.ndarray, reader: Reader, det: Detection,
-                  taken: Sequence[np.ndarray], card: tuple[float, float]
+                  taken: Sequence[np.ndarray], card: tuple[float, float],
+                  changed: Sequence[tuple[float, float]] = ()
                   ) -> tuple[Detection, Look] | None:
     """The card at an end of a box larger than a card (`card`: the w x h of the cards on the
     table) that lies on cards known (`taken`), read as a card, unsure: the detector boxed a row
     of cards laid half over one another as one, and the card laid last has no box of its own
     (Attacke zero-shot, seed 48: a red 2 laid half over its twin, itself half over a red 4, was
     never seen; every read of that typeface is unsure, so no window over the row reads surely,
-    as `look_within` wants). The card-sized windows flush with each end of the box, lying as
-    the first card it touches does, in the frame and apart from every card taken, are
-    read: the likeliest read as a card, sure or not, is the card (unsure, the table is asked
-    which). None where none reads as a card."""
+    as `look_within` wants). The card-sized windows flush with each end of the box, and those
+    centred on the places `changed` since the table lay still (`at_a_change`), lying as the
+    first card it touches does, in the frame and apart from every card taken, are read: the
+    likeliest read as a card, sure or not, is the card (unsure, the table is asked which). None
+    where none reads as a card."""
     w, h = card
-    if max(det.box.w / w, det.box.h / h) < LARGER:
+    angle = _lying(det, taken)
+    ends = det.box.held_in(angle).ends(w, h) if max(det.box.w / w, det.box.h / h) >= LARGER \
+        else []
+    return _likeliest(frame, reader, det, [*ends, *_windows_at(changed, card, angle)], taken)
+
+
+def at_a_change(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray],
+                card: tuple[float, float], changed: Sequence[tuple[float, float]]
+                ) -> tuple[Detection, Look] | None:
+    """The card laid now under a box read unsure that lies across a card known (`taken`): the
+    card-sized window centred on a place `changed` since the table lay still, lying as the
+    first card the box touches does, in the frame, apart from every card taken and read surely.
+    Attacke zero-shot, seed 68: a red 5 laid half over a red 2 was boxed only as a card-sized
+    box across the two, turned a quarter, read unsure; the change it made, read, is the 5.
+    None where no such window reads surely as a card."""
+    if not any(covered(q, [det.quad]) > 0 for q in taken):
         return None
-    angle = next((box_of_quad(q).angle for q in taken if covered(q, [det.quad]) > 0),
-                 det.box.angle)  # (a row's cards lie alike)
-    boxes = [end for end in det.box.held_in(angle).ends(w, h)
-             if apart(end.quad(), taken) and _in(frame, end)]
+    found = _likeliest(frame, reader, det, _windows_at(changed, card, _lying(det, taken)), taken)
+    return found if found is not None and found[1].reading.sure else None
+
+
+def _lying(det: Detection, taken: Sequence[np.ndarray]) -> float:
+    """How a card laid in the box lies: as the first card known it touches (a row's cards lie
+    alike), else as the box."""
+    return next((box_of_quad(q).angle for q in taken if covered(q, [det.quad]) > 0),
+                det.box.angle)
+
+
+def _windows_at(centres: Sequence[tuple[float, float]], card: tuple[float, float],
+                angle: float) -> list[Box]:
+    return [Box(x, y, card[0], card[1], angle) for x, y in centres]
+
+
+def _likeliest(frame: np.ndarray, reader: Reader, det: Detection, boxes: Sequence[Box],
+               taken: Sequence[np.ndarray]) -> tuple[Detection, Look] | None:
+    """Of the `boxes` in the frame and apart from the cards `taken`, the one read likeliest
+    as a card, sure ones first, as a window of `det`; None where none reads as a card."""
+    boxes = [b for b in boxes if apart(b.quad(), taken) and _in(frame, b)]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
     cards = [(b, look) for b, look in zip(boxes, looks, strict=True)
              if look.no_card < NOT_A_CARD and look.reading.named]

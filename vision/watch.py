@@ -17,10 +17,12 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   as the boxes beside its peak and the cards it may be half of (`recognize.look_beside`), and,
   larger than a card, as a fan or pile the detector boxed as one: card-sized windows over it
   (`recognize.look_within`), remembered until something moves over it; a box smeared over
-  cards known, read unsure, as a row boxed as one, whose last card lies at one end of it
-  (`recognize.at_a_rows_end`); a new box far smaller than a card, read unsure, is a speck of
-  the cloth; a card whose box now reads as no card (boxed with a card laid half over it) lies
-  there still, unread, and that box is looked at for the new card;
+  cards known, read unsure, as a row boxed as one, whose last card lies at one end of it or
+  where the table changed since it lay still (`recognize.at_a_rows_end`); a new box read unsure
+  across a card known, as the place that changed, read surely (`recognize.at_a_change`: the
+  detector boxed the card laid and the one beneath as one); a new box far smaller than a card,
+  read unsure, is a speck of the cloth; a card whose box now reads as no card (boxed with a card
+  laid half over it) lies there still, unread, and that box is looked at for the new card;
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
@@ -61,6 +63,7 @@ from vision.recognize import (
     a_zero,
     across_a_pile,
     apart,
+    at_a_change,
     at_a_rows_end,
     card_size,
     distinct,
@@ -85,6 +88,7 @@ LAID_OVER = 0.2     # a sure read of another card this many card widths off a tr
 UNDER = 0.3         # a card this much under cards laid later lies there still, unseen
 GONE_BY = 0.01      # an unsure read giving a card known to lie there less is no read of it
 CHANGED = 0.3       # a fan's window over a place this much changed since the table lay still
+CHANGED_AREA = 0.5  # a change a card laid now makes covers this much of a card at least
 BARE_SCALE = 0.5    # the bare table is kept at half size: a card's thumbnail needs no more
 ARM_WAIT = 10       # a card's place covered while a hand works elsewhere: times as long to go
 
@@ -228,9 +232,9 @@ class TableWatcher:
         card laid there now, not one lying there before (a heap's other cards, face down). None
         before the table first lay still: any place may hold a new card. The frame's changes
         are found once, for all the places asked about."""
-        if self._before is None or self._prev is None:
+        changed = self._changed()
+        if changed is None:
             return None
-        changed = cv2.absdiff(self._prev, self._before) > max(8.0, 4.0 * self._noise)
 
         def laid(quad: np.ndarray) -> bool:
             mask = np.zeros(changed.shape, np.uint8)
@@ -239,6 +243,26 @@ class TableWatcher:
             return area > 0 and float(changed[mask > 0].sum()) / area >= CHANGED
 
         return laid
+
+    def _changed(self) -> np.ndarray | None:
+        """Where the frame differs from the table when it last lay still (at the motion's
+        scale), None before it first did."""
+        if self._before is None or self._prev is None:
+            return None
+        return cv2.absdiff(self._prev, self._before) > max(8.0, 4.0 * self._noise)
+
+    def _changed_near(self, det: Detection, card: tuple[float, float]) -> list[tuple[float, float]]:
+        """The centres of the places the box touches that changed since the table last lay
+        still, each CHANGED_AREA of a card at least: where a card laid now lies, boxed or not."""
+        changed = self._changed()
+        if changed is None:
+            return []
+        _, labels, stats, centres = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+        mask = np.zeros(changed.shape, np.uint8)
+        cv2.fillConvexPoly(mask, (det.quad * self._scale).astype(np.int32), 1)
+        least = CHANGED_AREA * card[0] * card[1] * self._scale ** 2
+        return [(float(centres[k][0] / self._scale), float(centres[k][1] / self._scale))
+                for k in np.unique(labels[mask > 0]) if k and stats[k, cv2.CC_STAT_AREA] >= least]
 
     def _moved_over(self, quad: np.ndarray, motion: np.ndarray) -> bool:
         x, y, w, h = cv2.boundingRect((quad * self._scale).astype(np.int32))
@@ -411,9 +435,10 @@ class TableWatcher:
                    cards: list[np.ndarray], smear: bool) -> list[tuple[Detection, Look]]:
         """The new cards a box no card's track took shows: itself, read as a card (a box
         smeared between two known cards only where it lies apart from them, `recognize.apart`,
-        else the card at an end of it, `_rows_end`; a half of a scoring card read as a zero, as
-        the whole card, `recognize.whole_of_half`: `cards` are the boxes read this frame as
-        cards other than zeros; not a speck far smaller than a card, read unsure);
+        else the card at an end of it, `_rows_end`; one read unsure across a card known, the
+        place that changed, read surely, `_at_a_change`; a half of a scoring card read as a
+        zero, as the whole card, `recognize.whole_of_half`: `cards` are the boxes read this
+        frame as cards other than zeros; not a speck far smaller than a card, read unsure);
         where it shows no card, the first box beside its peak read as one (`look_beside`), or
         else the cards of a fan in it (`_fan`)."""
         if look.no_card < NOT_A_CARD:
@@ -422,8 +447,10 @@ class TableWatcher:
             known = cards + [t.det.quad for t in self._tracks if not a_zero(t.look)]
             if half_of_a_known_card(det, look, known):
                 return []  # a half of a card known, or of one its other half showed first
-            if not look.reading.sure and self._read_again(det, look):
-                return []
+            if not look.reading.sure:
+                laid = self._at_a_change(frame, det, taken)
+                if laid or self._read_again(det, look):
+                    return laid
             whole = whole_of_half(frame, self.reader, det, look, known, self._card_size()) or \
                 self._zero_of_its_half(frame, det, look, taken)
             if whole is None and not look.reading.sure and a_speck(det, self._card_size()):
@@ -431,6 +458,16 @@ class TableWatcher:
             return [whole or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
         return [again] if again is not None else self._fan(frame, det, taken)
+
+    def _at_a_change(self, frame: np.ndarray, det: Detection, taken: list[np.ndarray]
+                     ) -> list[tuple[Detection, Look]]:
+        """The card laid now under a new box read unsure across a card known: the place that
+        changed, read surely (`recognize.at_a_change`), remembered as a fan; else none."""
+        card = self._card_size()
+        if card is None:
+            return []
+        laid = at_a_change(frame, self.reader, det, taken, card, self._changed_near(det, card))
+        return self._as_fan(det, [laid] if laid is not None else [])
 
     def _zero_of_its_half(self, frame: np.ndarray, det: Detection, look: Look,
                           taken: list[np.ndarray]) -> tuple[Detection, Look] | None:
@@ -500,7 +537,7 @@ class TableWatcher:
         card = self._card_size()
         if look.reading.sure or card is None:
             return []
-        end = at_a_rows_end(frame, self.reader, det, taken, card)
+        end = at_a_rows_end(frame, self.reader, det, taken, card, self._changed_near(det, card))
         return self._as_fan(det, [end] if end is not None else [])
 
     def _as_fan(self, det: Detection, cards: list[tuple[Detection, Look]]
