@@ -45,6 +45,7 @@ class Card:
     confirmed: bool = False          # a person kept what it counts as: never asked again
     overruled: CardId | None = None  # the sure read a person's answer overruled: not asked again
     refused: str = ""                # why the rules refused what it was taken for
+    doubted: bool = False            # a person named what it counts as for another card
 
     @property
     def in_row(self) -> bool:

@@ -207,7 +207,7 @@ class Interpreter:
         elif isinstance(event, CardPlayed):
             self.table.count(card, event.card, round_index, trick, event.seat)
         elif isinstance(event, PlayCorrected | ScoringCorrected):
-            card.counts_as = event.card
+            card.counts_as, card.doubted = event.card, False
         card.by_person, card.named = card.named is not None, None
         self.table.forget_before(round_index)
 
@@ -218,6 +218,8 @@ class Interpreter:
             return
         if isinstance(decision.event, PlayCorrected | ScoringCorrected):
             card.confirmed = True  # the answer to "which is it?" cannot stand: not asked again
+            card.named = None
+            self._trust(card)
             return
         card.refused, card.named = why, None
 
@@ -292,7 +294,11 @@ class Interpreter:
             card.status = "ignored"
             return
         if isinstance(stands, int) and isinstance(card.zone, int):
-            _check(game, CardPlayed(card.zone, stands))
+            misread = self._misread_as(game, stands)
+            if misread is None:
+                _check(game, CardPlayed(card.zone, stands))
+            else:  # that read was wrong: which card it was is asked before this one counts
+                misread.doubted = True
         if isinstance(stands, ScoringCard) and card.round in (-1, game.round_index) \
                 and stands not in game.remaining_scoring():
             raise AnswerError(f"R5: the {label(stands)} was already revealed this round")
@@ -300,6 +306,15 @@ class Interpreter:
         # read is not asked about again once the card counts ("counted as 8 and now reads as
         # 3", at once after "the camera read 3, which the rules do not allow now")
         card.named, card.refused, card.overruled = stands, "", sure_card(card.reading)
+
+    def _misread_as(self, game: Game, stands: int) -> Card | None:
+        """The card counted this round as number card `stands` on the camera's read alone (no
+        person named or kept it). A person who names `stands` for another card says that read
+        was wrong (design 375, zero-shot: Ben's 6 read as 8 at 0.98 and counted; Ana's 8, read
+        at 1.00 four tricks later, was refused as played, and no question could offer it)."""
+        c = self.table.standing_for(game.round_index, stands)
+        return c if c is not None and c.seat is not None and c.seen and not (
+            c.by_person or c.confirmed) else None
 
     def _name_missing(self, key: str, stands: Stands | None, game: Game, choice: str,
                       t: float) -> None:
@@ -323,8 +338,21 @@ class Interpreter:
                         choice: str) -> None:
         if stands is None or stands == card.counts_as:  # keep: this read is not asked again
             card.confirmed = True
+            self._trust(card)
             return
+        if card.doubted:
+            card.named = stands  # a person's word: its crop is kept under this label
         self._fixes.append(_Fix(_correction(game, card, stands), card, stands))
+
+    def _trust(self, card: Card) -> None:
+        """A doubted card stands as counted after all: the card named as what it counts as
+        is asked about again."""
+        if not card.doubted:
+            return
+        card.doubted = False
+        for c in self.table.waiting():
+            if c.named == card.counts_as and isinstance(c.zone, int):
+                c.named = None
 
     # -- deciding --------------------------------------------------------------------------------
 
@@ -513,6 +541,7 @@ class Interpreter:
         out: list[Question] = []
         if game.trick_value is None:
             out += self._scoring_questions(game, t)
+        out += self._doubted(game)
         out += self._play_questions(game, t)
         out += self._other_questions(game, t)
         return [q for q in out if self._waved.get(q.key) != self.table.arrivals]
@@ -563,14 +592,20 @@ class Interpreter:
             legal = sorted(game.playable_cards())
             if mine:
                 c = mine[0]
-                if self._certain_number(c, game, seat) is None:
-                    why = _why(c, game, scoring=False)
+                if self._certain_number(c, game, seat) is None and not self._awaits(c, game):
                     legal_now = [n for n in legal if game.is_legal(CardPlayed(seat, n))]
+                    choices = _choices(_ranked(c.reading, legal_now), scoring=False,
+                                       none="Not a card")
+                    why, misread = _why(c, game, scoring=False), self._read_elsewhere(c, game)
+                    if misread is not None:
+                        n, other = misread
+                        who, trick = _name(game, other.seat or 0), other.trick + 1
+                        why += f" {who}'s card in trick {trick} counts as {n}."
+                        choices = (Choice(choice_id(n), f"{n} (then {who}'s card in trick "
+                                          f"{trick} was another)"), *choices)
                     out.append(Question(
                         f"card:{c.track}", f"Which card did {_name(game, seat)} play in "
-                        f"{where}?{why}", _choices(_ranked(c.reading, legal_now), scoring=False,
-                                                   none="Not a card"),
-                        None, seat, r, k, c.track, "number"))
+                        f"{where}?{why}", choices, None, seat, r, k, c.track, "number"))
                 continue
             # a later seat's card says this seat played before it, if it reads as a number
             # card: a glare or a shadow boxed in that place says nothing
@@ -590,6 +625,37 @@ class Interpreter:
                     None, seat, r, k, None, "number"))
         return out
 
+    def _read_elsewhere(self, c: Card, game: Game) -> tuple[int, Card] | None:
+        """The number card this one reads as surely, and the card counted as it on the
+        camera's read alone (`_misread_as`): one of the two reads is wrong."""
+        read = sure_card(c.reading)
+        n = number_of(read) if read is not None else None
+        other = None if n is None or c.overruled == read else self._misread_as(game, n)
+        return None if n is None or other is None else (n, other)
+
+    def _awaits(self, c: Card, game: Game) -> bool:
+        """Named as a card counted for another, which is asked about first (`_doubted`)."""
+        return isinstance(c.named, int) and any(
+            o.doubted and o.counts_as == c.named for o in self.table.counted(game.round_index))
+
+    def _doubted(self, game: Game) -> list[Question]:
+        """Which card a seat played whose count a person named for another card: every card
+        not played this round, the reader's likelier ones first, or the card it counts as
+        after all (the other card is then asked about again)."""
+        out = []
+        for c in self.table.counted(game.round_index):
+            if not c.doubted or not isinstance(c.counts_as, int) or c.seat is None:
+                continue
+            who, n = _name(game, c.seat), c.counts_as
+            options = _ranked(c.reading, sorted(game.playable_cards()))
+            out.append(Question(
+                f"again:{c.track}", f"Which card did {who} play in trick {c.trick + 1} of "
+                f"round {c.round + 1}? The camera read {n}, and it was counted so, but "
+                f"another card was named as the {n}.",
+                (Choice(choice_id(n), f"{n} (the other card is asked about again)"),
+                 *_choices(options, scoring=False)), None, c.seat, c.round, c.trick, c.track))
+        return out
+
     def _other_questions(self, game: Game, t: float) -> list[Question]:
         r, k, where = self._where(game)
         out = []
@@ -599,7 +665,7 @@ class Interpreter:
                 continue
             read = sure_card(c.reading)
             if c.status == "counted" and c.round == r and read is not None \
-                    and read != c.overruled and not c.confirmed:
+                    and read != c.overruled and not c.confirmed and not c.doubted:
                 now = scoring_of(read) if c.seat is None else number_of(read)
                 if now is not None and now != c.counts_as and c.counts_as is not None:
                     place = ("in the scoring row" if c.seat is None
