@@ -53,6 +53,16 @@ def test_a_card_as_near_a_crop_named_another_card_is_not_recalled():
     assert memory2.recalls("reader", "number-38", 0.9, apart(0.99))  # the 36 far off
 
 
+def test_a_sure_read_as_near_a_crop_named_another_card_is_doubted():
+    memory = TableMemory()
+    memory.add("reader", "number-6", unit(1))
+    assert memory.doubts("reader", "number-8", apart(SAME + 0.005))
+    assert not memory.doubts("reader", "number-8", apart(SAME - 0.005))  # farther
+    assert not memory.doubts("reader", "number-6", unit(1))  # read as the card named
+    memory.add("reader", "number-8", apart(0.999))
+    assert not memory.doubts("reader", "number-8", apart(0.99))  # as near one named 8
+
+
 def test_only_the_networks_it_was_measured_on_are_remembered():
     memory = TableMemory()
     memory.add("reader-games", "red-7", unit(1))
@@ -117,6 +127,16 @@ def test_another_card_read_with_the_same_first_guess_is_still_asked(shots):
     reader = remembering(_Unsure())
     reader.remember(shots["named"][1], "number-38")
     assert reader.read([shots["other"][0]])[0].reading.label is None
+
+
+def test_a_sure_read_like_a_card_people_named_another_is_asked(shots):
+    """Design 375, zero-shot: the reader took that typeface's 6 for an 8 at 0.98 in every
+    round. Once a person said one of them was a 6, an 8 read like it is asked about."""
+    reader = remembering(_Unsure(p=0.999))
+    assert reader.read([shots["again"][0]])[0].reading.label == "number-38"
+    reader.remember(shots["named"][1], "number-36")  # a person: that 38 was a 36
+    assert reader.read([shots["again"][0]])[0].reading.label is None
+    assert reader.read([shots["other"][0]])[0].reading.label == "number-38"  # unlike it
 
 
 def test_without_a_memory_nothing_is_remembered(shots):

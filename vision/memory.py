@@ -4,7 +4,8 @@ A card the reader was unsure of is asked about, and the person's answer names it
 back: each round of Tightrope deals the same numbers again. The network's embedding of the named
 card's upright crop is kept; a later unsure read whose first guess lies within SAME (cosine) of a
 crop named that card, and MARGIN nearer it than any crop named another card, is read as that card:
-the table is not asked about it again.
+the table is not asked about it again. A sure read that lies as near a crop named another card
+(and MARGIN nearer it than any crop named its own) is doubted: read unsure, the table is asked.
 
 Tuned on the calib designs only, zero-shot and taught (seeds 2026-2028, 900 frames; each unsure
 read checked against the crops named before it in its design, as a game would): of 590 unsure
@@ -66,17 +67,28 @@ class TableMemory:
         named another card?"""
         if confidence < FIRST:
             return False
+        mine, rival = self._nearest(network, name, embedding)
+        return mine >= SAME and mine - rival >= MARGIN
+
+    def doubts(self, network: str, name: str, embedding: np.ndarray) -> bool:
+        """Is a sure read of `name` likely another card: a crop people named another card
+        seen this near (SAME), nearer by MARGIN than any crop named `name`? A person told the
+        camera its read was wrong, and this crop looks like that one (design 375, zero-shot:
+        the reader took that typeface's 6 for an 8 at 0.98, each round)."""
+        mine, rival = self._nearest(network, name, embedding)
+        return rival >= SAME and rival - mine >= MARGIN
+
+    def _nearest(self, network: str, name: str, embedding: np.ndarray) -> tuple[float, float]:
+        """The cosines of the nearest crop named `name` and of the nearest named another card
+        (-1 where there is none)."""
         with self._lock:
             names, vectors = self._names.get(network), self._vectors.get(network)
         if not names or vectors is None:
-            return False
+            return -1.0, -1.0
         near = vectors @ _unit(embedding)
         mine = np.array([n == name for n in names])
-        if not mine.any():
-            return False
-        best = float(near[mine].max())
-        rival = float(near[~mine].max()) if (~mine).any() else -1.0
-        return best >= SAME and best - rival >= MARGIN
+        return (float(near[mine].max()) if mine.any() else -1.0,
+                float(near[~mine].max()) if (~mine).any() else -1.0)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

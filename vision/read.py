@@ -317,18 +317,21 @@ class Reader:
 
     def _recalled(self, looks: list[Look], embedding: np.ndarray) -> list[Look]:
         """Unsure looks whose first guess (no zero: the rules take a zero only on the reader's
-        own word) the memory recalls, read surely as that card. Looks a glare washed out (read
-        on no line) stay unsure."""
-        n, out = len(looks), list(looks)
+        own word) the memory recalls, read surely as that card; sure looks it doubts (a crop
+        like it was named another card), unsure. Looks a glare washed out (read on no line)
+        stay unsure."""
+        n, out, memory = len(looks), list(looks), self.memory
         for i, look in enumerate(looks):
             r = look.reading
-            if r.sure or not r.named or not math.isfinite(r.line) or \
-                    (r.candidates and r.candidates[0][0].is_zero):
+            if memory is None or not r.named or not math.isfinite(r.line):
                 continue
             upright = embedding[i if look.turns == 0 else n + i]
             name, confidence = r.named[0]
-            if self.memory is not None and \
-                    self.memory.recalls(self.network.name, name, confidence, upright):
+            if r.sure:
+                if memory.doubts(self.network.name, name, upright):
+                    out[i] = unsure(look)
+            elif not (r.candidates and r.candidates[0][0].is_zero) and \
+                    memory.recalls(self.network.name, name, confidence, upright):
                 out[i] = look._replace(reading=_named_first(r))
         return out
 
