@@ -786,6 +786,23 @@ def test_cards_taken_away_after_another_seat_took_hers_away_are_no_pass_without_
     assert t.events[3:] == [CardsPlayed(1, (), 3), Passed(0)]  # then Ana's leaving: her pass
 
 
+def test_a_laying_the_next_seat_passed_after_is_played_though_a_hand_stayed_over_it():
+    """Attacke zero-shot, seed 80: Ben laid a green 7; Ana took her cards away (she passed) a
+    second and a half later, and Ben's hand came at once to clear the contest he won. His zone
+    was never quiet for the settling time: the 7 was never played, nor Ana's pass."""
+    t = Table(players=2)
+    a = t.lay(0, sure("green-5"))
+    t.wait()
+    b = t.lay(1, sure("green-7"))
+    t.take(a, dt=1.5)
+    for _ in range(4):
+        t.hand(1)  # Ben's hand over his zone, clearing
+    assert t.events == [CardsPlayed(0, (C("green-5"),)), CardsPlayed(1, (C("green-7"),))]
+    t.take(b)
+    t.wait()
+    assert t.events[2:] == [Passed(0)] and not t.questions
+
+
 def test_a_later_seat_s_cards_taken_away_first_say_the_seat_between_laid_unseen():
     """Attacke zero-shot, seed 18: Eli opened, Ana challenged, the seats between had nothing
     in the contest; Eli laid a yellow 5 on his own cards, unseen, Ana passed (her cards taken

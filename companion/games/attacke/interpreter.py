@@ -524,7 +524,7 @@ class Interpreter:
                 cleared = self._left_before(game, seat, mine, t)
             if cleared is not None:  # he passed; his cards are his next contest's
                 return Apply(Passed(seat), position=Position(len(game.log), index, (), cleared))
-            if not self._settled(mine, t):
+            if not self._settled(game, mine, t):
                 return None
             play = self._play_of(game, seat)
             if play is None:
@@ -612,13 +612,30 @@ class Interpreter:
             out[i] = BACK
         return out
 
-    def _settled(self, mine: list[Seen], t: float) -> bool:
+    def _settled(self, game: Game, mine: list[Seen], t: float) -> bool:
+        """Is the laying over: taken away, quiet for `settle_s`, or another seat acted after
+        it (laid a card, or took away all his cards of the contest: passed)?"""
         last = max(c.order for c in mine)
         gone = not any(c.present for c in mine)  # taken away, not moved: his laying was over
         return ((gone and t - max(c.gone_t for c in mine) >= GONE_S - 1e-9)
                 or t - self._quiet(mine[0].zone, max(c.t for c in mine)) >= self.settle_s - 1e-9
                 or any(c.order > last and c.zone is not None and c.zone != mine[0].zone
-                       for c in self.cards.values()))
+                       for c in self.cards.values())
+                or self._passed_after(game, mine[0].zone, max(c.t for c in mine)))
+
+    def _passed_after(self, game: Game, seat: int | None, since: float) -> bool:
+        """Did another seat in the contest take away all his cards of it after `since` (the
+        last card of this laying)? He passed, after it: the laying was over. Attacke zero-shot,
+        seed 80: Ben laid a green 5, Ana took her cards away a second and a half later, and
+        Ben's hand came at once to clear his won contest; his zone was never quiet, the green
+        5 was never played, and a card he laid next was asked about as this contest's."""
+        c = game.contest
+        for other in range(game.n):
+            laid = self._laid_seen(game, other) if other != seat and c.in_play(other) else []
+            if laid and not any(k.present for k in laid) and \
+                    min(k.gone_t for k in laid) > since:
+                return True
+        return False
 
     def _quiet(self, zone: int | None, since: float) -> float:
         """When the seat's zone last changed: `since` (its last card seen), or later, when a
@@ -834,7 +851,7 @@ class Interpreter:
         if (index, seat) in self._short and all(self._certain(game, seat, mine)):
             return [self._unseen_question(game, seat, mine)]
         if mine:
-            if not self._settled(mine, t):
+            if not self._settled(game, mine, t):
                 return []
             names = self._certain(game, seat, mine)
             for c, certain in zip(mine, names, strict=True):
