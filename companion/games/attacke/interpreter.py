@@ -9,10 +9,11 @@ The table: each seat has a zone in front of it (an observation's zone is its sea
 outside every zone, and such a card is nobody's). What becomes an event:
 
 - **A challenge** (A3, A5): the cards new in the zone of the seat whose turn it is, once his
-  laying has settled (no new card there for `settle_s`, or a card appeared in another seat's
-  zone after his last), every one of them read surely once the rules narrow its candidates, and
-  the whole play accepted by the rules: `CardsPlayed(seat, face-up cards, face-down count)`. A
-  `back` counts as one face-down card (A12).
+  laying has settled (no new card there for `settle_s`, or another seat acted after his last
+  card: a card appeared in its zone, or all its cards of the contest left), every one of them
+  read surely once the rules narrow its candidates, and the whole play accepted by the rules:
+  `CardsPlayed(seat, face-up cards, face-down count)`. A `back` counts as one face-down card
+  (A12).
 - **A laying taken away before it settled** is a play all the same (A5: a card laid stays
   laid): the victor clearing his cards as soon as the others passed unseen. *Ruling:* a player
   who lays cards and takes them back at once has played them; a person undoes it.

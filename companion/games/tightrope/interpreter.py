@@ -10,7 +10,9 @@ once the rules narrow its candidates (the scoring cards left, the cards not yet 
 in the deck in use, whose turn it is), and accepted by the rules. Everything else is asked:
 
 - a card read unsure, or read as a card the rules refuse (already played, already revealed):
-  "Which card did Ben play in trick 4?", every card the rules allow, ranked by the reader;
+  "Which card did Ben play in trick 4?", every card the rules allow, ranked by the reader; a
+  sure read of a card another counts as on the camera's read alone is offered too (one of the
+  two reads is wrong), and naming it asks which card that other one was (`_doubted`) first;
 - a trick's scoring card the camera did not see before the trick's cards (it comes first: the
   leader reveals it, then plays), or saw only after them: "Which scoring card was revealed in
   trick 4?", ranked, the late card's read first. A late scoring card is never taken for the trick
