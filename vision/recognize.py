@@ -186,7 +186,7 @@ def _whole(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np
            wanted: Callable[[Look], bool]) -> tuple[Detection, Look] | None:
     """The first of the two cards a box may be half of (`Box.wholes`) that lies in the frame,
     apart from the cards `taken`, and shows a card whose look is `wanted`; else None."""
-    boxes = [b for b in det.box.wholes() if apart(b.quad(), taken) and _in(frame, b)]
+    boxes = [b for b in det.box.wholes() if apart(b.quad(), taken) and in_frame(frame, b)]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
     for box, whole in zip(boxes, looks, strict=True):
         if whole.no_card < NOT_A_CARD and wanted(whole):
@@ -194,7 +194,7 @@ def _whole(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np
     return None
 
 
-def _in(frame: np.ndarray, box: Box) -> bool:
+def in_frame(frame: np.ndarray, box: Box) -> bool:
     """Does the box lie wholly in the frame?"""
     h, w = frame.shape[:2]
     return bool(np.all((box.quad() >= 0) & (box.quad() <= (w - 1, h - 1))))
@@ -250,7 +250,7 @@ def at_a_rows_end(frame: np.ndarray, reader: Reader, det: Detection,
     likeliest read as a card, sure or not, is the card (unsure, the table is asked which). None
     where none reads as a card."""
     w, h = card
-    angle = _lying(det, taken)
+    angle = lying(det, taken)
     ends = det.box.held_in(angle).ends(w, h) if max(det.box.w / w, det.box.h / h) >= LARGER \
         else []
     return _likeliest(frame, reader, det, [*ends, *_windows_at(changed, card, angle)], taken)
@@ -267,13 +267,13 @@ def at_a_change(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequen
     None where no such window reads surely as a card."""
     if not any(covered(q, [det.quad]) > 0 for q in taken):
         return None
-    found = _likeliest(frame, reader, det, _windows_at(changed, card, _lying(det, taken)), taken)
+    found = _likeliest(frame, reader, det, _windows_at(changed, card, lying(det, taken)), taken)
     return found if found is not None and found[1].reading.sure else None
 
 
-def _lying(det: Detection, taken: Sequence[np.ndarray]) -> float:
-    """How a card laid in the box lies: as the first card known it touches (a row's cards lie
-    alike), else as the box."""
+def lying(det: Detection, taken: Sequence[np.ndarray]) -> float:
+    """How a card laid in the box lies (its long axis's angle): as the first card known it
+    touches (a row's cards lie alike), else as the box."""
     return next((box_of_quad(q).angle for q in taken if covered(q, [det.quad]) > 0),
                 det.box.angle)
 
@@ -287,7 +287,7 @@ def _likeliest(frame: np.ndarray, reader: Reader, det: Detection, boxes: Sequenc
                taken: Sequence[np.ndarray]) -> tuple[Detection, Look] | None:
     """Of the `boxes` in the frame and apart from the cards `taken`, the one read likeliest
     as a card, sure ones first, as a window of `det`; None where none reads as a card."""
-    boxes = [b for b in boxes if apart(b.quad(), taken) and _in(frame, b)]
+    boxes = [b for b in boxes if apart(b.quad(), taken) and in_frame(frame, b)]
     looks = reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
     cards = [(b, look) for b, look in zip(boxes, looks, strict=True)
              if look.no_card < NOT_A_CARD and look.reading.named]

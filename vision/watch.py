@@ -22,7 +22,9 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   across a card known, as the place that changed, read surely (`recognize.at_a_change`: the
   detector boxed the card laid and the one beneath as one); a new box far smaller than a card,
   read unsure, is a speck of the cloth; a card whose box now reads as no card (boxed with a card
-  laid half over it) lies there still, unread, and that box is looked at for the new card;
+  laid half over it) lies there still, unread, and that box is looked at for the new card; as a
+  hand leaves, a place it changed that no box covers is read in a card-sized window, and a card
+  read surely there keeps that window as its box (`_laid_unboxed`);
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
@@ -54,7 +56,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Detection, Detector, check_frame
-from vision.geometry import card_width, covered, iou, rectify, turned
+from vision.geometry import Box, box_of_quad, card_width, covered, iou, rectify, turned
 from vision.read import Look, Reader, unsure
 from vision.recognize import (
     NOT_A_CARD,
@@ -69,8 +71,10 @@ from vision.recognize import (
     distinct,
     half_a_card,
     half_of_a_known_card,
+    in_frame,
     look_beside,
     look_within,
+    lying,
     near_twins,
     part_of_a_card,
     whole_of_half,
@@ -89,6 +93,7 @@ UNDER = 0.3         # a card this much under cards laid later lies there still, 
 GONE_BY = 0.01      # an unsure read giving a card known to lie there less is no read of it
 CHANGED = 0.3       # a fan's window over a place this much changed since the table lay still
 CHANGED_AREA = 0.5  # a change a card laid now makes covers this much of a card at least
+UNBOXED = 0.35      # ... and a card the detector did not box, this much outside every box
 BARE_SCALE = 0.5    # the bare table is kept at half size: a card's thumbnail needs no more
 ARM_WAIT = 10       # a card's place covered while a hand works elsewhere: times as long to go
 
@@ -142,6 +147,7 @@ class TableWatcher:
         self._before: np.ndarray | None = None  # the last frame the table lay still in (tiny)
         self._still: np.ndarray | None = None   # ... and in full
         self._table: np.ndarray | None = None   # the table before the hand now over it, in full
+        self._table_tiny: np.ndarray | None = None  # ... and at the motion's scale
         self._cloth = _Cloth()                   # the table as last seen bare
         self._still_for = 0  # frames the table has lain still (a hand may pause a frame: not it)
         self._noise = 3.0
@@ -151,6 +157,7 @@ class TableWatcher:
         self._settled = False  # a full pass since the last motion left nothing waiting
         self._card: tuple[float, float] | None = None  # the size of the cards, last measured
         self._fans: list[_Fan] = []  # boxes the detector gives a fan, and the cards found in it
+        self._unboxed: list[Detection] = []  # cards found where the table changed, no box
         self._moving: frozenset[Zone] = frozenset()
         self._zone_masks: list[tuple[Zone, np.ndarray]] = []  # each zone at the motion's scale
         self.stats = {"still": 0, "full": 0, "reads": 0}
@@ -181,7 +188,7 @@ class TableWatcher:
             # frame a hand paused in (design 52: a hand that paused over Ben's place became his
             # card's bare place, and the card was never seen taken away)
             if self._settled and self._still_for >= self.need and self._still is not None:
-                self._table = self._still
+                self._table, self._table_tiny = self._still, self._before
                 self._cloth.renew(self._still, [t.det.quad for t in self._tracks])
             self._settled, self._still_for = False, 0
         else:
@@ -232,7 +239,7 @@ class TableWatcher:
         card laid there now, not one lying there before (a heap's other cards, face down). None
         before the table first lay still: any place may hold a new card. The frame's changes
         are found once, for all the places asked about."""
-        changed = self._changed()
+        changed = self._changed(self._before)
         if changed is None:
             return None
 
@@ -244,25 +251,31 @@ class TableWatcher:
 
         return laid
 
-    def _changed(self) -> np.ndarray | None:
-        """Where the frame differs from the table when it last lay still (at the motion's
-        scale), None before it first did."""
-        if self._before is None or self._prev is None:
+    def _changed(self, since: np.ndarray | None) -> np.ndarray | None:
+        """Where the frame differs from a still table `since` (at the motion's scale: the
+        last still frame, or the table before the hand), None before there was one."""
+        if since is None or self._prev is None:
             return None
-        return cv2.absdiff(self._prev, self._before) > max(8.0, 4.0 * self._noise)
+        return cv2.absdiff(self._prev, since) > max(8.0, 4.0 * self._noise)
 
-    def _changed_near(self, det: Detection, card: tuple[float, float]) -> list[tuple[float, float]]:
-        """The centres of the places the box touches that changed since the table last lay
-        still, each CHANGED_AREA of a card at least: where a card laid now lies, boxed or not."""
-        changed = self._changed()
+    def _changed_near(self, det: Detection, card: tuple[float, float],
+                      taken: list[np.ndarray]) -> list[tuple[float, float]]:
+        """Where a card laid now lies in each place the box touches that changed from the
+        table before the hand, CHANGED_AREA of a card or more: the centre of the card-sized
+        window lying as the card beneath (`recognize.lying`) that covers most of the change
+        (`_fitted`; Attacke zero-shot, seed 77, a floral cloth: the blue 3's change reached the
+        frame's edge, its middle 35 px off the card)."""
+        changed = self._changed(self._table_tiny)
         if changed is None:
             return []
-        _, labels, stats, centres = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
         mask = np.zeros(changed.shape, np.uint8)
         cv2.fillConvexPoly(mask, (det.quad * self._scale).astype(np.int32), 1)
         least = CHANGED_AREA * card[0] * card[1] * self._scale ** 2
-        return [(float(centres[k][0] / self._scale), float(centres[k][1] / self._scale))
-                for k in np.unique(labels[mask > 0]) if k and stats[k, cv2.CC_STAT_AREA] >= least]
+        angle = lying(det, taken)
+        return [self._fitted(labels == k, card, angle).centre
+                for k in np.unique(labels[mask > 0])
+                if k and stats[k, cv2.CC_STAT_AREA] >= least]
 
     def _moved_over(self, quad: np.ndarray, motion: np.ndarray) -> bool:
         x, y, w, h = cv2.boundingRect((quad * self._scale).astype(np.int32))
@@ -289,6 +302,7 @@ class TableWatcher:
         # the detector's own boxes, unlike the box the card keeps, of cards a hand passed over
         offs: list[tuple[Detection, _Track, Detection]] = []
         found = self._unfanned(distinct(self.detector.find(frame)), motion)
+        found += self._still_unboxed(found, motion)
         boxed: dict[int, Detection] = {}  # the detector's own box of a track's steadied one
         hidden: list[Change] = []  # unsure cards a hand now covers, committed before it does
         for det, track in zip(found, self._match(found), strict=True):
@@ -358,6 +372,10 @@ class TableWatcher:
             if self._off_card(det, look, self._taken(found, det, empty, (track, place.quad))):
                 seen.add(id(self._new_track(frame, det, look)))
                 track.det = place  # the card beneath lies where it lay, not across both
+        if not self._busy and not self._settled:  # the hand just left: what did it lay?
+            for det, look in self._laid_unboxed(frame, found):
+                seen.add(id(self._new_track(frame, det, look)))
+                self._unboxed.append(det)
         self._mark_across()
         changes = hidden
         for t in self._parts():  # the cards read around it show what this box really is
@@ -440,7 +458,8 @@ class TableWatcher:
         zero, as the whole card, `recognize.whole_of_half`: `cards` are the boxes read this
         frame as cards other than zeros; not a speck far smaller than a card, read unsure);
         where it shows no card, the first box beside its peak read as one (`look_beside`), or
-        else the cards of a fan in it (`_fan`)."""
+        else the cards of a fan in it (`_fan`), or else the card laid where it lies across a
+        card known (`_at_a_change`)."""
         if look.no_card < NOT_A_CARD:
             if smear and not apart(det.quad, taken):
                 return self._rows_end(frame, det, look, taken)
@@ -457,16 +476,20 @@ class TableWatcher:
                 return []  # a speck of the cloth read as a little of some card
             return [whole or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
-        return [again] if again is not None else self._fan(frame, det, taken)
+        if again is not None:
+            return [again]
+        return self._fan(frame, det, taken) or self._at_a_change(frame, det, taken)
 
     def _at_a_change(self, frame: np.ndarray, det: Detection, taken: list[np.ndarray]
                      ) -> list[tuple[Detection, Look]]:
-        """The card laid now under a new box read unsure across a card known: the place that
-        changed, read surely (`recognize.at_a_change`), remembered as a fan; else none."""
+        """The card laid now under a new box across a card known, read unsure or as no card:
+        the place that changed, read surely (`recognize.at_a_change`), remembered as a fan;
+        else none."""
         card = self._card_size()
         if card is None:
             return []
-        laid = at_a_change(frame, self.reader, det, taken, card, self._changed_near(det, card))
+        laid = at_a_change(frame, self.reader, det, taken, card,
+                           self._changed_near(det, card, taken))
         return self._as_fan(det, [laid] if laid is not None else [])
 
     def _zero_of_its_half(self, frame: np.ndarray, det: Detection, look: Look,
@@ -519,6 +542,74 @@ class TableWatcher:
         self._fans = kept
         return out
 
+    def _laid_unboxed(self, frame: np.ndarray, found: list[Detection]
+                      ) -> list[tuple[Detection, Look]]:
+        """The cards a hand just laid where the detector found no box: each place that changed
+        since the table before the hand, UNBOXED of a card or more of it under no box and no
+        card known, is read in the card-sized window that covers most of the change
+        (`_fitted`), lying as the nearest card known or as the change does; a window in the
+        frame, apart from every box, read surely, is a card. Attacke zero-shot, seed 77: Ben's
+        red 3, laid half over his red 7 at a row's end, was never boxed (nor were the two
+        beneath it, kept as they looked), and his play counted without it."""
+        changed, card = self._changed(self._table_tiny), self._card_size()
+        if changed is None or card is None:
+            return []
+        known = [d.quad for d in found] + [t.det.quad for t in self._tracks]
+        under = np.zeros(changed.shape, np.uint8)
+        for q in known:
+            cv2.fillConvexPoly(under, (q * self._scale).astype(np.int32), 1)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+        least = UNBOXED * card[0] * card[1] * self._scale ** 2
+        boxes = []
+        for k in range(1, n):
+            part = labels == k
+            if stats[k, cv2.CC_STAT_AREA] < least or np.count_nonzero(part & (under == 0)) < least:
+                continue
+            for angle in self._lying_near(part, known):
+                box = self._fitted(part, card, angle)
+                if apart(box.quad(), known) and in_frame(frame, box):
+                    boxes.append(box)
+        looks = self.reader.read([rectify(frame, b.quad()) for b in boxes]) if boxes else []
+        self.stats["reads"] += len(boxes)
+        out: list[tuple[Detection, Look]] = []
+        for box, look in sorted(zip(boxes, looks, strict=True),
+                                key=lambda c: -c[1].reading.confidence):
+            if look.reading.sure and look.no_card < NOT_A_CARD and \
+                    all(apart(box.quad(), [d.quad]) for d, _ in out):
+                out.append((Detection(box, 0.0, window=True), look))
+        return out
+
+    def _lying_near(self, part: np.ndarray, known: list[np.ndarray]) -> list[float]:
+        """How a card laid in the changed `part` may lie: as the change's own outline does,
+        and as the card known nearest it (a row's cards lie alike)."""
+        ys, xs = np.nonzero(part)
+        outline = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+        angles = [box_of_quad(cv2.boxPoints(outline)).angle]
+        middle = (outline[0][0] / self._scale, outline[0][1] / self._scale)
+        if known:
+            near = min(known, key=lambda q: math.dist(box_of_quad(q).centre, middle))
+            angles.append(box_of_quad(near).angle)
+        return angles
+
+    def _fitted(self, part: np.ndarray, card: tuple[float, float], angle: float) -> Box:
+        """The card-sized box lying at `angle` that covers most of the changed `part` (at the
+        motion's scale), nearest its middle where many do: a change may take in a hand's
+        shadow, and miss where the card is as bright as the cloth."""
+        cover = cv2.filter2D(part.astype(np.float32), -1, _footprint(card, angle, self._scale),
+                             borderType=cv2.BORDER_CONSTANT)
+        ys, xs = np.nonzero(cover >= cover.max() - 0.5)
+        my, mx = (float(v.mean()) for v in np.nonzero(part))
+        k = int(np.argmin((xs - mx) ** 2 + (ys - my) ** 2))
+        return Box((xs[k] + 0.5) / self._scale, (ys[k] + 0.5) / self._scale, card[0], card[1],
+                   angle)
+
+    def _still_unboxed(self, found: list[Detection], motion: np.ndarray) -> list[Detection]:
+        """The windows of cards found with no box (`_laid_unboxed`), standing in for the box the
+        detector does not give, until a hand moves over them or the detector boxes the card."""
+        self._unboxed = [d for d in self._unboxed if not self._moved_over(d.quad, motion)
+                         and all(iou(d.quad, f.quad) < SAME_BOX for f in found)]
+        return list(self._unboxed)
+
     def _fan(self, frame: np.ndarray, det: Detection, taken: list[np.ndarray]
              ) -> list[tuple[Detection, Look]]:
         """The cards read in a box that shows no card, larger than the cards on the table
@@ -537,7 +628,8 @@ class TableWatcher:
         card = self._card_size()
         if look.reading.sure or card is None:
             return []
-        end = at_a_rows_end(frame, self.reader, det, taken, card, self._changed_near(det, card))
+        end = at_a_rows_end(frame, self.reader, det, taken, card,
+                            self._changed_near(det, card, taken))
         return self._as_fan(det, [end] if end is not None else [])
 
     def _as_fan(self, det: Detection, cards: list[tuple[Detection, Look]]
@@ -819,6 +911,16 @@ class _Cloth:
         if self.image is None:
             return ()
         return (_thumb(self.image, quad * BARE_SCALE),)
+
+
+def _footprint(card: tuple[float, float], angle: float, scale: float) -> np.ndarray:
+    """A card's shape (w x h, its long axis at `angle`) at `scale`, as a kernel of ones."""
+    side = int(math.ceil(max(card) * scale)) | 1
+    kernel = np.zeros((side, side), np.float32)
+    middle = side / 2 - 0.5
+    quad = Box(middle, middle, card[0] * scale, card[1] * scale, angle).quad()
+    cv2.fillConvexPoly(kernel, np.round(quad).astype(np.int32), 1.0)
+    return kernel
 
 
 def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
