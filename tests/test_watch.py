@@ -917,12 +917,14 @@ def test_a_card_under_an_arm_resting_while_the_hand_works_elsewhere_stays():
     assert len(w.cards()) == 1
 
 
-def _grey_under_white(beneath: Box, on_top: Box) -> tuple[np.ndarray, np.ndarray]:
-    """(a grey card alone on a black table, and with a white card laid over it)."""
+def _grey_under_white(beneath: Box, on_top: Box, white: int = 255
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """(a grey card (170) alone on a black table, and with a white card (or one of grey
+    `white`) laid over it)."""
     alone = np.zeros((720, 1280, 3), np.uint8)
     cv2.fillConvexPoly(alone, beneath.quad().astype(np.int32), (170, 170, 170))
     both = alone.copy()
-    cv2.fillConvexPoly(both, on_top.quad().astype(np.int32), (255, 255, 255))
+    cv2.fillConvexPoly(both, on_top.quad().astype(np.int32), (white, white, white))
     return alone, both
 
 
@@ -1116,6 +1118,36 @@ def test_the_card_laid_last_at_the_end_of_a_row_boxed_as_one_is_seen():
     assert new.reading.named[0][0] == "red-7" and abs(new.center[1] - 339) < 10
 
 
+class _Greys:
+    """A reader of flat grey cards: a crop mostly (0.85) one card's grey reads surely as that
+    card; one `mixed` or more bright (a box across two cards and the table), unsure as a red 2;
+    else no card."""
+
+    tightrope = False
+
+    def __init__(self, greys: dict[str, int], mixed: float = 2.0) -> None:
+        self.greys, self.mixed = greys, mixed
+
+    def read(self, crops):
+        def look(c):
+            for label, grey in self.greys.items():
+                if float((np.abs(c.astype(int) - grey) < 10).mean()) >= 0.85:
+                    return Look(Reading.of_name(label, 0.99, ((label, 0.99),), 0.95), 0, 0.0)
+            if float((c > 150).mean()) >= self.mixed:
+                return Look(Reading.of_name(None, 0.45, (("red-2", 0.45), ("red-7", 0.3)), 0.95),
+                            0, 0.2)
+            return Look(Reading.of_name(None, 0.0, (("red-4", 0.0),), 0.95), 0, 1.0)
+        return [look(c) for c in crops]
+
+
+def _leaving(table: np.ndarray) -> list[np.ndarray]:
+    """Three frames of a hand leaving `table`, down the frame."""
+    hands = [table.copy() for _ in range(3)]
+    for k, hand in enumerate(hands):
+        cv2.rectangle(hand, (560, 360 + 60 * k), (700, 720), (90, 120, 160), -1)
+    return hands
+
+
 @pytest.mark.parametrize("across_x", [628, 645])  # matched to the 2 beneath, or a box of its own
 def test_a_card_laid_half_over_another_boxed_only_across_both_is_seen_where_the_table_changed(
         across_x):
@@ -1127,35 +1159,15 @@ def test_a_card_laid_half_over_another_boxed_only_across_both_is_seen_where_the_
 
     two, five = Box(600, 339, 82, 124, 0.0), Box(600, 380, 82, 124, 0.0)
     across = Box(across_x, 360, 82, 124, np.pi / 2)
-    alone = np.zeros((720, 1280, 3), np.uint8)
-    cv2.fillConvexPoly(alone, two.quad().astype(np.int32), (170, 170, 170))
-    both = alone.copy()
-    cv2.fillConvexPoly(both, five.quad().astype(np.int32), (210, 210, 210))
-    hands = [both.copy() for _ in range(3)]  # a hand leaving, down the frame
-    for k, hand in enumerate(hands):
-        cv2.rectangle(hand, (560, 360 + 60 * k), (700, 720), (90, 120, 160), -1)
-    frames = [alone] * 15 + hands + [both] * 20
+    alone, both = _grey_under_white(two, five, 210)
 
     class Boxes:  # the 2 alone, or only the box across both once the 5 lies there
         def find(self, frame):
             return [Detection(across if frame[410, 600, 0] == 210 else two, 0.6)]
 
-    class ByShade:  # each card's grey surely; a box across both and the table, unsure
-        tightrope = False
-
-        def read(self, crops):
-            def look(c):
-                for label, shade in (("red-2", 170), ("red-5", 210)):
-                    if float((np.abs(c.astype(int) - shade) < 10).mean()) >= 0.85:
-                        return Look(Reading.of_name(label, 0.99, ((label, 0.99),), 0.95), 0,
-                                    0.0)
-                if float((c > 150).mean()) >= 0.4:
-                    return Look(Reading.of_name(None, 0.45, (("red-2", 0.45),
-                                                             ("red-7", 0.3)), 0.95), 0, 0.2)
-                return Look(Reading.of_name(None, 0.0, (("red-4", 0.0),), 0.95), 0, 1.0)
-            return [look(c) for c in crops]
-
-    w = TableWatcher(None, ByShade(), fps=10.0, detector=Boxes())  # type: ignore
+    w = TableWatcher(None, _Greys({"red-2": 170, "red-5": 210}, mixed=0.4), fps=10.0,
+                     detector=Boxes())  # type: ignore
+    frames = [alone] * 15 + _leaving(both) + [both] * 20
     events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
     assert events == [("appeared", "red-2"), ("appeared", "red-5")]
     (new,) = [o for o in w.cards() if o.reading.label == "red-5"]
@@ -1171,36 +1183,15 @@ def test_a_card_laid_half_over_another_that_the_detector_never_boxes_is_seen():
     from vision.detect import Detection
 
     seven, three = Box(600, 339, 82, 124, 0.0), Box(600, 380, 82, 124, 0.0)
-    alone = np.zeros((720, 1280, 3), np.uint8)
-    cv2.fillConvexPoly(alone, seven.quad().astype(np.int32), (170, 170, 170))
-    both = alone.copy()
-    cv2.fillConvexPoly(both, three.quad().astype(np.int32), (210, 210, 210))
-
-    def leaving(table: np.ndarray) -> list[np.ndarray]:
-        hands = [table.copy() for _ in range(3)]
-        for k, hand in enumerate(hands):
-            cv2.rectangle(hand, (560, 360 + 60 * k), (700, 720), (90, 120, 160), -1)
-        return hands
-
-    frames = [alone] * 15 + leaving(alone) + [alone] * 10 + leaving(both) + [both] * 20
+    alone, both = _grey_under_white(seven, three, 210)
 
     class SevenOnly:  # the 7's box while it lies alone in the open; then no box at all
         def find(self, frame):
             return [Detection(seven, 0.6)] if frame[410, 600, 0] == 0 else []
 
-    class ByShade:
-        tightrope = False
-
-        def read(self, crops):
-            def look(c):
-                for label, shade in (("red-7", 170), ("red-3", 210)):
-                    if float((np.abs(c.astype(int) - shade) < 10).mean()) >= 0.85:
-                        return Look(Reading.of_name(label, 0.99, ((label, 0.99),), 0.95), 0,
-                                    0.0)
-                return Look(Reading.of_name(None, 0.0, (("red-4", 0.0),), 0.95), 0, 1.0)
-            return [look(c) for c in crops]
-
-    w = TableWatcher(None, ByShade(), fps=10.0, detector=SevenOnly())  # type: ignore
+    w = TableWatcher(None, _Greys({"red-7": 170, "red-3": 210}), fps=10.0,
+                     detector=SevenOnly())  # type: ignore
+    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * 20
     events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
     assert events == [("appeared", "red-7"), ("appeared", "red-3")]
     (new,) = [o for o in w.cards() if o.reading.label == "red-3"]
