@@ -260,6 +260,9 @@ def test_a_card_named_as_one_counted_on_a_read_asks_which_that_card_was_and_corr
     assert f"card:{track}" not in t.questions  # the 20 waits for that answer
     ids = [c.id for c in q.choices]
     assert ids[0] == "card:20" and "card:25" in ids and "card:10" not in ids  # 10: Ana's
+    assert q.any_card == "number"  # (a phone shows the likeliest few, and takes any other)
+    with pytest.raises(AnswerError):
+        t.it.answer("again:2", "card:10", t.game, t.t)  # Ana's: played already
     t.answer("again:2", "card:25")
     assert isinstance(t.applied[-2], PlayCorrected) and t.applied[-2].card == 25
     assert not t.game.rounds and t.game.trick_plays[0].card == 20

@@ -343,6 +343,8 @@ class Interpreter:
             self._trust(card)
             return
         if card.doubted:
+            if stands not in game.playable_cards():
+                raise AnswerError(f"{label(stands)} was already played this round")
             card.named = stands  # a person's word: its crop is kept under this label
         self._fixes.append(_Fix(_correction(game, card, stands), card, stands))
 
@@ -655,7 +657,8 @@ class Interpreter:
                 f"round {c.round + 1}? The camera read {n}, and it was counted so, but "
                 f"another card was named as the {n}.",
                 (Choice(choice_id(n), f"{n} (the other card is asked about again)"),
-                 *_choices(options, scoring=False)), None, c.seat, c.round, c.trick, c.track))
+                 *_choices(options, scoring=False)), None, c.seat, c.round, c.trick, c.track,
+                "number"))
         return out
 
     def _other_questions(self, game: Game, t: float) -> list[Question]:
