@@ -256,7 +256,9 @@ def test_a_card_named_as_one_counted_on_a_read_asks_which_that_card_was_and_corr
     track = twenty_read_twice(t)
     t.answer(f"card:{track}", "card:20")
     q = t.questions["again:2"]  # Ben's card (track 2)
-    assert q.seat == 1 and q.trick == 0 and "20" in q.message and t.game.trick_plays == ()
+    assert q.seat == 1 and q.trick == 0 and t.game.trick_plays == ()
+    assert "Which card did Ben play in trick 1 of round 1?" in q.message
+    assert f"{t.game.setup.players[t.game.leader]}'s card was named as the 20" in q.message
     assert f"card:{track}" not in t.questions  # the 20 waits for that answer
     ids = [c.id for c in q.choices]
     assert ids[0] == "card:20" and "card:25" in ids and "card:10" not in ids  # 10: Ana's

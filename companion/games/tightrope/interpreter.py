@@ -651,11 +651,13 @@ class Interpreter:
             if not c.doubted or not isinstance(c.counts_as, int) or c.seat is None:
                 continue
             who, n = _name(game, c.seat), c.counts_as
+            by = next((_name(game, w.zone) for w in self.table.waiting()
+                       if w.named == n and isinstance(w.zone, int)), "another player")
             options = _ranked(c.reading, sorted(game.playable_cards()))
             out.append(Question(
                 f"again:{c.track}", f"Which card did {who} play in trick {c.trick + 1} of "
                 f"round {c.round + 1}? The camera read {n}, and it was counted so, but "
-                f"another card was named as the {n}.",
+                f"{by}'s card was named as the {n}.",
                 (Choice(choice_id(n), f"{n} (the other card is asked about again)"),
                  *_choices(options, scoring=False)), None, c.seat, c.round, c.trick, c.track,
                 "number"))
