@@ -59,6 +59,7 @@ from vision.detect import Detection, Detector, check_frame
 from vision.geometry import Box, box_of_quad, card_width, covered, iou, rectify, turned
 from vision.read import Look, Reader, unsure
 from vision.recognize import (
+    LARGER,
     NOT_A_CARD,
     SAME_BOX,
     a_speck,
@@ -309,6 +310,10 @@ class TableWatcher:
             if track is not None:
                 raw = det
                 steady = _steady(det, track.det)
+                if track.det.window and _larger(steady.box, track.det.box):
+                    steady = track.det  # a card found in a window keeps it: that box is across
+                    # it and the card laid over it (Attacke zero-shot, seed 4: the yellow 2's
+                    # box took in half the 4 laid over it, and the 4 was taken for its part)
                 if steady is track.det and det is not track.det:
                     smears.append(det)  # like none of the card's boxes: looked at on its own too
                 elif steady is not det and track.disturbed and \
@@ -838,6 +843,11 @@ class TableWatcher:
 
     def _zone(self, center: tuple[float, float]) -> int | str | None:
         return self.zones.zone_of(center) if self.zones is not None else None
+
+
+def _larger(box: Box, card: Box) -> bool:
+    """Is `box` LARGER than the card's box, along either side?"""
+    return max(box.w / card.w, box.h / card.h) >= LARGER
 
 
 def _steady(det: Detection, known: Detection) -> Detection:
