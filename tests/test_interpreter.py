@@ -354,11 +354,33 @@ def test_a_scoring_card_already_revealed_this_round_is_refused_as_an_answer():
     t.take(2, 3, 4)
     track = t.lay("scoring", unsure((scoring(6), 0.5), (scoring(9), 0.4)))
     t.wait(SCORING_SETTLE_S)
+    t.it.table.cards[1].confirmed = True  # a person kept the 5 (a read alone is doubted)
     with pytest.raises(AnswerError, match="R5: the 5 was already revealed this round"):
         t.answer(f"card:{track}", "scoring:5")
     assert f"card:{track}" in t.questions  # still asked, nothing taken
     t.answer(f"card:{track}", "scoring:9")
     assert t.game.trick_value == 9
+
+
+def test_a_scoring_card_named_as_one_counted_on_a_read_asks_which_that_one_was():
+    """Design 375, zero-shot, seed 53: a scoring 7 under a red zero read as 1 at 0.97 and
+    counted (the rules lifting it); the 1 revealed a trick later, read at 1.00, was refused as
+    revealed, and the question offered only the 7 and the 2 left. The 1 is offered too, and
+    named, the first trick's scoring card is asked about and corrected."""
+    t = Table()
+    reveal_and_play(t, 5, [10, 20, 30])  # the 5: truly a 7, counted as read
+    t.take(2, 3, 4)
+    track = t.lay("scoring", sure(scoring(5)))
+    t.wait(SCORING_SETTLE_S)
+    q = t.questions[f"card:{track}"]
+    assert q.choices[0].id == "scoring:5" and "trick 1 was another" in q.choices[0].label
+    t.answer(q.key, "scoring:5")
+    again = t.questions["again:1"]
+    assert again.seat is None and again.trick == 0 and "scoring:7" in [c.id for c in again.choices]
+    assert "scoring:5" == again.choices[0].id and f"card:{track}" not in t.questions
+    t.answer("again:1", "scoring:7")
+    assert not t.game.rounds
+    assert t.game.trick_value == 5 and t.game.tricks_this_round[0].scoring[0].value == 7
 
 
 def test_a_scoring_card_seen_only_after_the_plays_is_asked_never_assumed():

@@ -303,20 +303,23 @@ class Interpreter:
                 misread.doubted = True
         if isinstance(stands, ScoringCard) and card.round in (-1, game.round_index) \
                 and stands not in game.remaining_scoring():
-            raise AnswerError(f"R5: the {label(stands)} was already revealed this round")
+            misread = self._misread_as(game, stands)
+            if misread is None:
+                raise AnswerError(f"R5: the {label(stands)} was already revealed this round")
+            misread.doubted = True
         # the person saw the camera's read in the question and named another card: the same
         # read is not asked about again once the card counts ("counted as 8 and now reads as
         # 3", at once after "the camera read 3, which the rules do not allow now")
         card.named, card.refused, card.overruled = stands, "", sure_card(card.reading)
 
-    def _misread_as(self, game: Game, stands: int) -> Card | None:
-        """The card counted this round as number card `stands` on the camera's read alone (no
-        person named or kept it). A person who names `stands` for another card says that read
-        was wrong (design 375, zero-shot: Ben's 6 read as 8 at 0.98 and counted; Ana's 8, read
-        at 1.00 four tricks later, was refused as played, and no question could offer it)."""
+    def _misread_as(self, game: Game, stands: Stands) -> Card | None:
+        """The card counted this round as `stands` on the camera's read alone (no person named
+        or kept it). A person who names `stands` for another card says that read was wrong
+        (design 375, zero-shot: Ben's 6 read as 8 at 0.98 and counted; Ana's 8, read at 1.00
+        four tricks later, was refused as played, and no question could offer it; a scoring 7
+        read as 1 at 0.97, the rules lifting it, and the 1 revealed later refused so)."""
         c = self.table.standing_for(game.round_index, stands)
-        return c if c is not None and c.seat is not None and c.seen and not (
-            c.by_person or c.confirmed) else None
+        return c if c is not None and c.seen and not (c.by_person or c.confirmed) else None
 
     def _name_missing(self, key: str, stands: Stands | None, game: Game, choice: str,
                       t: float) -> None:
@@ -343,8 +346,9 @@ class Interpreter:
             self._trust(card)
             return
         if card.doubted:
-            if stands not in game.playable_cards():
-                raise AnswerError(f"{label(stands)} was already played this round")
+            if stands not in (game.remaining_scoring() if card.seat is None
+                              else game.playable_cards()):
+                raise AnswerError(f"{label(stands)} is not left in this round")
             card.named = stands  # a person's word: its crop is kept under this label
         self._fixes.append(_Fix(_correction(game, card, stands), card, stands))
 
@@ -355,7 +359,7 @@ class Interpreter:
             return
         card.doubted = False
         for c in self.table.waiting():
-            if c.named == card.counts_as and isinstance(c.zone, int):
+            if c.named == card.counts_as:
                 c.named = None
 
     # -- deciding --------------------------------------------------------------------------------
@@ -566,12 +570,21 @@ class Interpreter:
                 f"Which scoring card was revealed in {where}? The camera saw one only after the "
                 f"trick's cards were played (read as {_read_as(first.reading)}).",
                 _choices(ranked, scoring=True), None, game.leader, r, k, first.track, "scoring")]
+        if first is not None and self._awaits(first, game):
+            return []
         if first is not None and self._certain_scoring(first, game) is None:
             why = _why(first, game, scoring=True)
+            choices = _choices(_ranked(first.reading, remaining), scoring=True,
+                               none="Not a new scoring card")
+            misread = self._read_elsewhere(first, game)
+            if misread is not None:
+                s, other = misread
+                why += f" The scoring card of trick {other.trick + 1} counts as {label(s)}."
+                choices = (Choice(choice_id(s), f"{label(s)} (then the scoring card of trick "
+                                  f"{other.trick + 1} was another)"), *choices)
             return [Question(
                 f"card:{first.track}", f"Which scoring card was revealed in {where}?{why}",
-                _choices(_ranked(first.reading, remaining), scoring=True, none="Not a new "
-                         "scoring card"), None, game.leader, r, k, first.track, "scoring")]
+                choices, None, game.leader, r, k, first.track, "scoring")]
         plays = self._trick_cards(game)
         waiting_plays = [c for c in self.table.waiting() if isinstance(c.zone, int)]
         cleared = bool(plays) and not any(p.present for p in plays)
@@ -629,17 +642,19 @@ class Interpreter:
                     None, seat, r, k, None, "number"))
         return out
 
-    def _read_elsewhere(self, c: Card, game: Game) -> tuple[int, Card] | None:
-        """The number card this one reads as surely, and the card counted as it on the
-        camera's read alone (`_misread_as`): one of the two reads is wrong."""
+    def _read_elsewhere(self, c: Card, game: Game) -> tuple[Any, Card] | None:
+        """The card this one reads as surely (of its place's kind), and the card counted as it
+        on the camera's read alone (`_misread_as`): one of the two reads is wrong."""
         read = sure_card(c.reading)
-        n = number_of(read) if read is not None else None
-        other = None if n is None or c.overruled == read else self._misread_as(game, n)
-        return None if n is None or other is None else (n, other)
+        if read is None or c.overruled == read:
+            return None
+        stands = scoring_of(read) if c.in_row else number_of(read)
+        other = None if stands is None else self._misread_as(game, stands)
+        return None if other is None else (stands, other)
 
     def _awaits(self, c: Card, game: Game) -> bool:
         """Named as a card counted for another, which is asked about first (`_doubted`)."""
-        return isinstance(c.named, int) and any(
+        return c.named is not None and any(
             o.doubted and o.counts_as == c.named for o in self.table.counted(game.round_index))
 
     def _doubted(self, game: Game) -> list[Question]:
@@ -648,19 +663,26 @@ class Interpreter:
         after all (the other card is then asked about again)."""
         out = []
         for c in self.table.counted(game.round_index):
-            if not c.doubted or not isinstance(c.counts_as, int) or c.seat is None:
+            if not c.doubted or c.counts_as is None:
                 continue
-            who, n = _name(game, c.seat), c.counts_as
+            n, where = label(c.counts_as), f"trick {c.trick + 1} of round {c.round + 1}"
+            keep = Choice(choice_id(c.counts_as), f"{n} (the other card is asked about again)")
+            if c.seat is None:
+                options = _ranked(c.reading, game.remaining_scoring())
+                out.append(Question(
+                    f"again:{c.track}", f"Which scoring card was revealed in {where}? The "
+                    f"camera read {n}, and it was counted so, but a scoring card revealed "
+                    f"later was named as the {n}.", (keep, *_choices(options, scoring=True)),
+                    None, None, c.round, c.trick, c.track, "scoring"))
+                continue
             by = next((_name(game, w.zone) for w in self.table.waiting()
-                       if w.named == n and isinstance(w.zone, int)), "another player")
+                       if w.named == c.counts_as and isinstance(w.zone, int)), "another player")
             options = _ranked(c.reading, sorted(game.playable_cards()))
             out.append(Question(
-                f"again:{c.track}", f"Which card did {who} play in trick {c.trick + 1} of "
-                f"round {c.round + 1}? The camera read {n}, and it was counted so, but "
-                f"{by}'s card was named as the {n}.",
-                (Choice(choice_id(n), f"{n} (the other card is asked about again)"),
-                 *_choices(options, scoring=False)), None, c.seat, c.round, c.trick, c.track,
-                "number"))
+                f"again:{c.track}", f"Which card did {_name(game, c.seat)} play in {where}? "
+                f"The camera read {n}, and it was counted so, but {by}'s card was named as "
+                f"the {n}.", (keep, *_choices(options, scoring=False)), None, c.seat, c.round,
+                c.trick, c.track, "number"))
         return out
 
     def _other_questions(self, game: Game, t: float) -> list[Question]:
