@@ -18,7 +18,7 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   larger than a card, as a fan or pile the detector boxed as one: card-sized windows over it
   (`recognize.look_within`), remembered until something moves over it; a box smeared over
   cards known, read unsure, as a row boxed as one, whose last card lies at one end of it or
-  where the table changed since it lay still (`recognize.at_a_rows_end`); a new box read unsure
+  where the table changed under the last hand (`recognize.at_a_rows_end`); a new box read unsure
   across a card known, as the place that changed, read surely (`recognize.at_a_change`: the
   detector boxed the card laid and the one beneath as one); a new box far smaller than a card,
   read unsure, is a speck of the cloth; a card whose box now reads as no card (boxed with a card
@@ -550,7 +550,7 @@ class TableWatcher:
     def _laid_unboxed(self, frame: np.ndarray, found: list[Detection]
                       ) -> list[tuple[Detection, Look]]:
         """The cards a hand just laid where the detector found no box: each place that changed
-        since the table before the hand, UNBOXED of a card or more of it under no box and no
+        from the table before the hand, UNBOXED of a card or more of it under no box and no
         card known, is read in the card-sized window that covers most of the change
         (`_fitted`), lying as the nearest card known or as the change does; a window in the
         frame, apart from every box, read surely, is a card. Attacke zero-shot, seed 77: Ben's
@@ -610,8 +610,11 @@ class TableWatcher:
 
     def _still_unboxed(self, found: list[Detection], motion: np.ndarray) -> list[Detection]:
         """The windows of cards found with no box (`_laid_unboxed`), standing in for the box the
-        detector does not give, until a hand moves over them or the detector boxes the card."""
-        self._unboxed = [d for d in self._unboxed if not self._moved_over(d.quad, motion)
+        detector does not give, while their card's track keeps them, until a hand moves over
+        them or the detector boxes the card."""
+        held = {id(t.det) for t in self._tracks}
+        self._unboxed = [d for d in self._unboxed if id(d) in held
+                         and not self._moved_over(d.quad, motion)
                          and all(iou(d.quad, f.quad) < SAME_BOX for f in found)]
         return list(self._unboxed)
 
