@@ -377,7 +377,7 @@ def test_a_scoring_card_named_as_one_counted_on_a_read_asks_which_that_one_was()
     t.answer(q.key, "scoring:5")
     again = t.questions["again:1"]
     assert again.seat is None and again.trick == 0 and "scoring:7" in [c.id for c in again.choices]
-    assert "scoring:5" == again.choices[0].id and f"card:{track}" not in t.questions
+    assert again.choices[0].id == "scoring:5" and f"card:{track}" not in t.questions
     t.answer("again:1", "scoring:7")
     assert not t.game.rounds
     assert t.game.trick_value == 5 and t.game.tricks_this_round[0].scoring[0].value == 7
