@@ -243,6 +243,55 @@ def test_a_phone_shows_five_seats_and_every_page_without_clipping(table: Table, 
                                                  ".png"))
 
 
+def _seen_surely(ref: Referee, seat: int, label: str, t: float, track: int) -> None:
+    """The camera saw `seat`'s card and read it surely as `label`."""
+    from companion.commands import Seen
+    from vision.types import CardId, Change, Observation, Reading
+
+    card = CardId.from_label(label)
+    reading = Reading.of(card, 0.999, ((card, 0.999), (CardId("number", 1), 0.001)), 0.9)
+    quad = np.float32([[10, 10], [50, 10], [50, 70], [10, 70]])
+    obs = Observation(reading, quad, (30.0, 40.0), seat, 3, track)
+    ref.call(Seen((Change("appeared", obs, 0),), t, np.full((120, 160, 3), 90, np.uint8)))
+
+
+def test_two_cards_read_as_one_offer_the_read_and_ask_about_the_other_on_a_phone(
+        table: Table, page: Any) -> None:
+    """Ben's card was counted as 20 on the camera's read; Ana's, read 20 too, is asked about
+    with the 20 offered first (one of the two reads is wrong). Naming it asks which card Ben
+    played. Both fit a 390 px phone."""
+    from companion.commands import Resolve
+
+    ref = table.referee
+    ref.call(NewGame(GameStarted(("Ana", "Ben", "Cy"), 0)))
+    ref.call(ManualEvent(ScoringRevealed(ScoringCard.parse("3"))))
+    _seen_surely(ref, 1, "number-20", 1.0, 501)
+    for seat, card in [(2, 28), (0, 36)]:
+        ref.call(ManualEvent(CardPlayed(seat, card)))
+    ref.call(ManualEvent(ScoringRevealed(ScoringCard.parse("5"))))
+    _seen_surely(ref, 0, "number-20", 5.0, 502)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(table.url + "/")
+    page.wait_for_selector("#banner:not([hidden]) >> text=Ben's card in trick 1 counts as 20",
+                           timeout=5000)
+    first = page.locator("#banner-choices button").first
+    assert first.text_content() == "20 (then Ben's card in trick 1 was another)"
+    ref.call(Resolve(ref.view()["conflict"]["id"], "card:20"))
+    page.wait_for_selector("#banner:not([hidden]) >> text=Which card did Ben play in trick 1",
+                           timeout=5000)
+    assert "Ana's card was named as the 20" in page.text_content("#banner-text")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "phone-two-reads.png"))
+    ref.call(Resolve(ref.view()["conflict"]["id"], "card:21"))
+    deadline = time.monotonic() + 2
+    while ref.game.trick_plays == () and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [(p.seat, p.card) for p in ref.game.trick_plays] == [(0, 20)]
+    assert [(p.seat, p.card) for p in ref.game.tricks_this_round[0].plays if p.seat == 1] == \
+        [(1, 21)]
+
+
 def test_a_card_corrected_by_tapping_it_changes_the_scoresheet(table: Table, page: Any) -> None:
     ref = table.referee
     ref.call(NewGame(GameStarted(("Ana", "Ben", "Cy"), 0)))
