@@ -738,6 +738,23 @@ def test_a_play_short_of_the_best_asks_for_the_card_the_camera_missed():
     assert t.events[-1] == CardsPlayed(1, (C("green-3"), C("green-4"))) and not t.questions
 
 
+def test_a_card_named_unseen_and_seen_late_after_another_seat_laid_is_of_the_laying():
+    """Attacke zero-shot, seed 69: Dora's second green 2, named unseen while Eli laid his
+    card, was found a second later, and taken for her next laying: her play was refused as too
+    low, and the game went astray (3 of 12)."""
+    t = Table()
+    t.lay(0, sure("green-5"))
+    t.wait()
+    track = t.lay(1, sure("green-3"))  # he laid a green 4 under it, unseen
+    t.wait()
+    t.answer(f"card:{track}", "green-3")
+    t.lay(2, read(("green-7", 0.4), ("green-2", 0.3)))  # Cy's card, meanwhile
+    t.answer("more:0:1", "green-4")
+    t.lay(1, sure("green-4"))  # found: the card named
+    t.wait()
+    assert t.events[1] == CardsPlayed(1, (C("green-3"), C("green-4")))
+
+
 def test_cards_taken_away_after_another_seat_laid_are_no_pass_without_a_person():
     t = Table(players=2)
     a = t.lay(0, sure("red-3"))

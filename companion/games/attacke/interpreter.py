@@ -209,6 +209,7 @@ class Seen:
     at: int = -1                     # counted: its event's place in the game's log
     center: tuple[float, float] = (0.0, 0.0)
     width: float = 0.0               # the card's width in the frame
+    late: bool = False               # seen after a person named it: laid when he said
 
     @property
     def seen(self) -> bool:
@@ -322,7 +323,7 @@ class Interpreter:
                     not (old.named == named if named is not None else _may_be(card, old)):
                 continue
             card.status, card.contest, card.at = old.status, old.contest, old.at
-            card.named, card.order = old.named, old.order
+            card.named, card.order, card.late = old.named, old.order, True
             old.status = "ignored"
             return True
         return False
@@ -615,14 +616,17 @@ class Interpreter:
 
     def _settled(self, game: Game, mine: list[Seen], t: float) -> bool:
         """Is the laying over: taken away, quiet for `settle_s`, or another seat acted after
-        it (laid a card, or took away all his cards of the contest: passed)?"""
+        it (laid a card, or, the laying lying there still, took away all his cards of the
+        contest: passed; where cards of the laying left too, the table is being cleared, and
+        the rules for cards taken away decide: Attacke zero-shot, seed 71)?"""
         last = max(c.order for c in mine)
         gone = not any(c.present for c in mine)  # taken away, not moved: his laying was over
         return ((gone and t - max(c.gone_t for c in mine) >= GONE_S - 1e-9)
                 or t - self._quiet(mine[0].zone, max(c.t for c in mine)) >= self.settle_s - 1e-9
                 or any(c.order > last and c.zone is not None and c.zone != mine[0].zone
                        for c in self.cards.values())
-                or self._passed_after(game, mine[0].zone, max(c.t for c in mine)))
+                or (all(c.present for c in mine)
+                    and self._passed_after(game, mine[0].zone, max(c.t for c in mine))))
 
     def _passed_after(self, game: Game, seat: int | None, since: float) -> bool:
         """Did another seat in the contest take away all his cards of it after `since` (the
@@ -692,13 +696,15 @@ class Interpreter:
 
     def _until_another_seat(self, seat: int, zone: list[Seen]) -> list[Seen]:
         """The seen cards of `zone` (in order) up to the first laid after another seat's
-        card; the cards a person named stay."""
+        card; the cards a person named stay, seen late or not (Attacke zero-shot, seed 69:
+        Dora's second green 2, named unseen while Eli laid his card, was found a second later,
+        and taken for her next laying: her play was refused as too low, 3 of 12)."""
         others = [c.order for c in self.cards.values()
                   if c.seen and c.zone not in (None, seat) and c.status != "ignored"]
-        seen = [c for c in zone if c.seen]
+        seen = [c for c in zone if c.seen and not c.late]
         for before, after in zip(seen, seen[1:], strict=False):
             if any(before.order < o < after.order for o in others):
-                return [c for c in zone if not c.seen or c.order < after.order]
+                return [c for c in zone if not c.seen or c.late or c.order < after.order]
         return zone
 
     def _laid(self, game: Game, seat: int) -> list[Seen]:
