@@ -723,13 +723,20 @@ def test_cards_the_camera_did_not_see_are_named_by_a_person_one_by_one():
     assert not t.questions
 
 
-def test_a_play_short_of_the_best_asks_for_the_card_the_camera_missed():
+def _short_of_a_green_4() -> Table:
+    """Ana's green 5; Ben's green 3, over a green 4 the camera did not see: a person confirms
+    the 3, and the play, too low, asks for the card missed."""
     t = Table()
     t.lay(0, sure("green-5"))
     t.wait()
     track = t.lay(1, sure("green-3"))  # he laid a green 4 under it, unseen
     t.wait()
     t.answer(f"card:{track}", "green-3")
+    return t
+
+
+def test_a_play_short_of_the_best_asks_for_the_card_the_camera_missed():
+    t = _short_of_a_green_4()
     q = t.questions["more:0:1"]
     assert "green 3" in q.message and "green-4" in {c.id for c in q.choices}
     t.answer("more:0:1", "green-4")
@@ -742,12 +749,7 @@ def test_a_card_named_unseen_and_seen_late_after_another_seat_laid_is_of_the_lay
     """Attacke zero-shot, seed 69: Dora's second green 2, named unseen while Eli laid his
     card, was found a second later, and taken for her next laying: her play was refused as too
     low, and the game went astray (3 of 12)."""
-    t = Table()
-    t.lay(0, sure("green-5"))
-    t.wait()
-    track = t.lay(1, sure("green-3"))  # he laid a green 4 under it, unseen
-    t.wait()
-    t.answer(f"card:{track}", "green-3")
+    t = _short_of_a_green_4()
     t.lay(2, read(("green-7", 0.4), ("green-2", 0.3)))  # Cy's card, meanwhile
     t.answer("more:0:1", "green-4")
     t.lay(1, sure("green-4"))  # found: the card named
