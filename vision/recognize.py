@@ -245,7 +245,7 @@ def at_a_rows_end(frame: np.ndarray, reader: Reader, det: Detection,
     (Attacke zero-shot, seed 48: a red 2 laid half over its twin, itself half over a red 4, was
     never seen; every read of that typeface is unsure, so no window over the row reads surely,
     as `look_within` wants). The card-sized windows flush with each end of the box, and those
-    centred on the places `changed` since the table lay still (`at_a_change`), lying as the
+    centred on the places that changed under the last hand (`at_a_change`), lying as the
     first card it touches does, in the frame and apart from every card taken, are read: the
     likeliest read as a card, sure or not, is the card (unsure, the table is asked which). None
     where none reads as a card."""
@@ -259,9 +259,10 @@ def at_a_rows_end(frame: np.ndarray, reader: Reader, det: Detection,
 def at_a_change(frame: np.ndarray, reader: Reader, det: Detection, taken: Sequence[np.ndarray],
                 card: tuple[float, float], changed: Sequence[tuple[float, float]]
                 ) -> tuple[Detection, Look] | None:
-    """The card laid now under a box read unsure that lies across a card known (`taken`): the
-    card-sized window centred on a place `changed` since the table lay still, lying as the
-    first card the box touches does, in the frame, apart from every card taken and read surely.
+    """The card laid now under a box read unsure, or as no card, that lies across a card known
+    (`taken`): the card-sized window centred where a place that changed under the last hand
+    lies (`changed`), lying as the first card the box touches does, in the frame, apart from
+    every card taken and read surely.
     Attacke zero-shot, seed 68: a red 5 laid half over a red 2 was boxed only as a card-sized
     box across the two, turned a quarter, read unsure; the change it made, read, is the 5.
     None where no such window reads surely as a card."""
