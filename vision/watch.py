@@ -159,6 +159,7 @@ class TableWatcher:
         self._card: tuple[float, float] | None = None  # the size of the cards, last measured
         self._fans: list[_Fan] = []  # boxes the detector gives a fan, and the cards found in it
         self._unboxed: list[Detection] = []  # cards found where the table changed, no box
+        self._changes_at: tuple[int, tuple[np.ndarray, np.ndarray] | None] = (-2, None)
         self._moving: frozenset[Zone] = frozenset()
         self._zone_masks: list[tuple[Zone, np.ndarray]] = []  # each zone at the motion's scale
         self.stats = {"still": 0, "full": 0, "reads": 0}
@@ -266,17 +267,33 @@ class TableWatcher:
         window lying as the card beneath (`recognize.lying`) that covers most of the change
         (`_fitted`; Attacke zero-shot, seed 77, a floral cloth: the blue 3's change reached the
         frame's edge, its middle 35 px off the card)."""
-        changed = self._changed(self._table_tiny)
-        if changed is None:
+        changes = self._changes()
+        if changes is None:
             return []
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
-        mask = np.zeros(changed.shape, np.uint8)
+        labels, areas = changes
+        mask = np.zeros(labels.shape, np.uint8)
         cv2.fillConvexPoly(mask, (det.quad * self._scale).astype(np.int32), 1)
-        least = CHANGED_AREA * card[0] * card[1] * self._scale ** 2
+        least = CHANGED_AREA * self._area(card)
         angle = lying(det, taken)
         return [self._fitted(labels == k, card, angle).centre
-                for k in np.unique(labels[mask > 0])
-                if k and stats[k, cv2.CC_STAT_AREA] >= least]
+                for k in np.unique(labels[mask > 0]) if k and areas[k] >= least]
+
+    def _changes(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The places that changed from the table before the hand (at the motion's scale):
+        their labels and areas (`cv2.connectedComponentsWithStats`), found once a frame for
+        every box looked at; None before there was such a table."""
+        if self._changes_at[0] != self.frame_index:
+            changed = self._changed(self._table_tiny)
+            parts = None
+            if changed is not None:
+                _, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
+                parts = labels, stats[:, cv2.CC_STAT_AREA]
+            self._changes_at = (self.frame_index, parts)
+        return self._changes_at[1]
+
+    def _area(self, card: tuple[float, float]) -> float:
+        """A card's area at the motion's scale."""
+        return card[0] * card[1] * self._scale ** 2
 
     def _moved_over(self, quad: np.ndarray, motion: np.ndarray) -> bool:
         x, y, w, h = cv2.boundingRect((quad * self._scale).astype(np.int32))
@@ -556,19 +573,19 @@ class TableWatcher:
         frame, apart from every box, read surely, is a card. Attacke zero-shot, seed 77: Ben's
         red 3, laid half over his red 7 at a row's end, was never boxed (nor were the two
         beneath it, kept as they looked), and his play counted without it."""
-        changed, card = self._changed(self._table_tiny), self._card_size()
-        if changed is None or card is None:
+        changes, card = self._changes(), self._card_size()
+        if changes is None or card is None:
             return []
+        labels, areas = changes
         known = [d.quad for d in found] + [t.det.quad for t in self._tracks]
-        under = np.zeros(changed.shape, np.uint8)
+        under = np.zeros(labels.shape, np.uint8)
         for q in known:
             cv2.fillConvexPoly(under, (q * self._scale).astype(np.int32), 1)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8))
-        least = UNBOXED * card[0] * card[1] * self._scale ** 2
+        least = UNBOXED * self._area(card)
         boxes = []
-        for k in range(1, n):
+        for k in range(1, len(areas)):
             part = labels == k
-            if stats[k, cv2.CC_STAT_AREA] < least or np.count_nonzero(part & (under == 0)) < least:
+            if areas[k] < least or np.count_nonzero(part & (under == 0)) < least:
                 continue
             for angle in self._lying_near(part, known):
                 box = self._fitted(part, card, angle)
