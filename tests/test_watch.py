@@ -1198,6 +1198,40 @@ def test_a_card_laid_half_over_another_that_the_detector_never_boxes_is_seen():
     assert abs(new.center[0] - 600) < 10 and abs(new.center[1] - 380) < 10
 
 
+def test_a_card_that_changes_the_table_in_two_pieces_is_read_across_both():
+    """A card as bright as the cloth down its middle changes the table in two pieces, neither
+    a card: the window fitted to either lies a third of a card off and reads unsure; the two,
+    a pixel apart at the motion's scale, are one card's (Attacke zero-shot, seed 77: a yellow
+    4 on a yellow floral cloth, never boxed, counted 5 s late)."""
+    from vision.detect import Detection
+
+    seven, four = Box(300, 339, 82, 124, 0.0), Box(600, 380, 82, 124, 0.0)
+    alone = np.full((720, 1280, 3), 120, np.uint8)
+    cv2.fillConvexPoly(alone, seven.quad().astype(np.int32), (170, 170, 170))
+    both = alone.copy()
+    cv2.fillConvexPoly(both, four.quad().astype(np.int32), (210, 210, 210))
+    both[:, 592:608] = alone[:, 592:608]  # its middle, as bright as the cloth
+
+    class Split(_Greys):  # the 7; a crop 0.8 of the 4's grey (all but its middle) is the 4
+        def read(self, crops):
+            looks = super().read(crops)
+            four = Look(Reading.of_name("red-4", 0.99, (("red-4", 0.99),), 0.95), 0, 0.0)
+            return [four if float((np.abs(c.astype(int) - 210) < 10).mean()) >= 0.8 else look
+                    for c, look in zip(crops, looks, strict=True)]
+
+    class SevenOnly:
+        def find(self, frame):
+            return [Detection(seven, 0.6)]
+
+    w = TableWatcher(None, Split({"red-7": 170}), fps=10.0,
+                     detector=SevenOnly())  # type: ignore
+    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * 20
+    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
+    assert events == [("appeared", "red-7"), ("appeared", "red-4")]
+    (new,) = [o for o in w.cards() if o.reading.label == "red-4"]
+    assert abs(new.center[0] - 600) < 10 and abs(new.center[1] - 380) < 10
+
+
 def test_a_card_found_in_a_window_keeps_it_when_boxed_with_the_card_laid_over_it():
     """A red 5 found in a window (its own box never given), then a third card laid half over
     it, read unsure: the detector now boxes the 5 with half of that card, a box larger than a
