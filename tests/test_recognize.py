@@ -17,7 +17,7 @@ from vision.detect import Detector, FrameError
 from vision.evaluate import Tally, score_frame, truth_of
 from vision.geometry import READ_H, READ_W, Box, rectify
 from vision.read import CardImageError, Reader
-from vision.recognize import look_at, part_of_a_card, recognize
+from vision.recognize import look_at, part_of_a_card, recognize, whole_of_a_part
 from vision.sim.scene import Conditions, Placement, render_frame
 from vision.types import CardId, Reading
 
@@ -293,3 +293,40 @@ def test_a_value_card_s_half_under_a_zero_boxed_alone_is_asked_about():
     under = [s for s in seen if np.hypot(s.center[0] - 150, s.center[1] - 261) < 20]
     assert len(under) == 1 and under[0].reading.label is None
     assert under[0].reading.named[0][0] == "scoring-0-red"
+
+
+def test_an_unsure_box_of_half_a_card_is_read_as_the_card_it_is_half_of():
+    """An Attacke card printed in two halves on a cloth of its colours, boxed only as a half
+    (0.53 of a card), read unsure: the card it is half of, read surely, is the card (Attacke
+    zero-shot, seed 83: a green 5 tracked as two unsure cards, and as a third when its own box
+    came). A box read surely, or a card's size, is left as it is."""
+    from vision.detect import Detection
+    from vision.read import Look
+
+    card = Box(640, 380, 82, 124, 0.0)
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    for half, grey in zip(card.halves(), (200, 120), strict=True):
+        cv2.fillConvexPoly(frame, half.quad().astype(np.int32), (grey, grey, grey))
+
+    class TwoTone:  # half 200 and half 120 is the green 5; either alone, a green 7 unsure
+        tightrope = False
+
+        def read(self, crops):
+            def look(c):
+                light, dark = (float((np.abs(c.astype(int) - g) < 10).mean()) for g in (200, 120))
+                if min(light, dark) >= 0.35:
+                    return Look(Reading.of_name("green-5", 0.99, (("green-5", 0.99),), 0.95), 0,
+                                0.0)
+                return Look(Reading.of_name(None, 0.9, (("green-7", 0.9),), 0.95), 0, 0.0)
+            return [look(c) for c in crops]
+
+    reader, size = TwoTone(), (82.0, 124.0)
+    half = Detection(card.halves()[0], 0.5)
+    unsure = reader.read([rectify(frame, half.quad)])[0]
+    assert unsure.reading.label is None
+    det, look = whole_of_a_part(frame, reader, half, unsure, [], size)
+    assert look.reading.label == "green-5"
+    assert math.dist(det.box.centre, card.centre) < 5
+    sure = Look(Reading.of_name("green-7", 0.99, (("green-7", 0.99),), 0.95), 0, 0.0)
+    assert whole_of_a_part(frame, reader, half, sure, [], size) is None
+    assert whole_of_a_part(frame, reader, Detection(card, 0.5), unsure, [], size) is None

@@ -78,6 +78,7 @@ from vision.recognize import (
     lying,
     near_twins,
     part_of_a_card,
+    whole_of_a_part,
     whole_of_half,
     zero_of_its_half,
 )
@@ -478,8 +479,10 @@ class TableWatcher:
         smeared between two known cards only where it lies apart from them, `recognize.apart`,
         else the card at an end of it, `_rows_end`; one read unsure across a card known, the
         place that changed, read surely, `_at_a_change`; a half of a scoring card read as a
-        zero, as the whole card, `recognize.whole_of_half`: `cards` are the boxes read this
-        frame as cards other than zeros; not a speck far smaller than a card, read unsure);
+        zero, as the whole card, `recognize.whole_of_half`, and one read unsure under half a
+        card, as the card it is half of where that reads surely, `recognize.whole_of_a_part`:
+        `cards` are the boxes read this frame as cards other than zeros; not a speck far
+        smaller than a card, read unsure);
         where it shows no card, the first box beside its peak read as one (`look_beside`), or
         else the cards of a fan in it (`_fan`), or else the card laid where it lies across a
         card known (`_at_a_change`)."""
@@ -487,15 +490,17 @@ class TableWatcher:
             if smear and not apart(det.quad, taken):
                 return self._rows_end(frame, det, look, taken)
             known = cards + [t.det.quad for t in self._tracks if not a_zero(t.look)]
-            if half_of_a_known_card(det, look, known):
+            size = self._card_size()
+            if half_of_a_known_card(det, look, known, size):
                 return []  # a half of a card known, or of one its other half showed first
             if not look.reading.sure:
                 laid = self._at_a_change(frame, det, taken)
                 if laid or self._read_again(det, look):
                     return laid
-            whole = whole_of_half(frame, self.reader, det, look, known, self._card_size()) or \
-                self._zero_of_its_half(frame, det, look, taken)
-            if whole is None and not look.reading.sure and a_speck(det, self._card_size()):
+            whole = whole_of_half(frame, self.reader, det, look, known, size) or \
+                self._zero_of_its_half(frame, det, look, taken) or \
+                whole_of_a_part(frame, self.reader, det, look, known, size)
+            if whole is None and not look.reading.sure and a_speck(det, size):
                 return []  # a speck of the cloth read as a little of some card
             return [whole or (det, look)]
         again = look_beside(frame, self.reader, det, taken)
