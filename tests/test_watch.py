@@ -252,6 +252,36 @@ def test_a_card_swapped_under_a_hand_for_one_read_unsure_is_taken_away(reader):
     assert [e[1:3] for e in events] == [("removed", "number-27"), ("appeared", "unknown")]
 
 
+def test_a_card_swapped_under_a_hand_read_surely_then_unsure_as_it_is_the_new_card(reader):
+    """A card taken away and another laid in its place under a glare: read surely twice as the
+    new card, then unsure with the new card first (Attacke zero-shot, seed 81: the red 2 came
+    back, and the red 7 laid there was never seen)."""
+    cond = Conditions(table="wood_light")
+    at = (640.0, 360.0)
+    first, _ = render_frame([Placement(N(27), at, 0.0, 100.0)], cond, seed=3)
+    then, _ = render_frame([Placement(N(30), at, 0.0, 100.0)], cond, seed=3)
+
+    class ThirdUnsure(_ScriptedReader):  # the third read of the 30, the one to confirm it
+        def __init__(self):
+            super().__init__(reader, self.third)
+            self.thirties = 0
+
+        def third(self, call, look):
+            r = look.reading
+            self.thirties += r.card == N(30)
+            if r.card != N(30) or self.thirties != 3:
+                return look
+            return look._replace(reading=Reading("unknown", None, None, 0.99, r.candidates))
+
+    scripted = ThirdUnsure()
+    w = TableWatcher(None, scripted, fps=10.0)
+    assert [e[1:3] for e in _run(w, [first] * 6)] == [("appeared", "number-27")]
+    moved = render_frame([Placement(N(30), at, 0.0, 100.0)], cond, seed=3,
+                         hand_poses=[HAND_OVER])[0]
+    events = _run(w, [moved, moved] + [then] * 20)
+    assert [e[1:3] for e in events] == [("removed", "number-27"), ("appeared", "number-30")]
+
+
 def test_a_card_read_unsure_under_one_laid_half_over_it_stays(reader):
     """Attacke's fans: a card laid half over a known one changes the look of its place too, and
     a read of its box may give it nothing; it lies there still, under the new card."""

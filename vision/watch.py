@@ -766,8 +766,13 @@ class TableWatcher:
                 not self._replaced(t, det, look, frame):
             # an unsure look at a card known to lie here (a shadow, a zero laid across half of
             # it) is that card; only a sure read of another card says it was swapped, or an
-            # unsure one where the place no longer looks like it (read unsure from then on)
-            look = Look(known, t.look.turns, look.no_card)
+            # unsure one where the place no longer looks like it (read unsure from then on).
+            # Where a swap was read surely, the unsure look naming it first is the new card's
+            # (Attacke zero-shot, seed 81: a red 7 laid under a glare where a red 2 was taken
+            # away, read surely twice, then 0.99 unsure: the 2 came back, the 7 was never seen)
+            held = t.reading if look.reading.named and \
+                look.reading.named[0][0] == t.reading.label else known
+            look = Look(held, t.look.turns, look.no_card)
         t.det, t.disturbed = det, False  # read again after a hand: it may be another card now
         if not t.reading.sure:
             t.rereads += 1
