@@ -37,6 +37,7 @@ class Learned:
     game_id: int
     label: str
     crop: Any                # BGR context crop (vision.teach.context_crop)
+    read_as: str | None = None  # the card the camera read it as, surely (None: unsure)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class Remembered:
             return
         reader = self.reader()
         if reader is not None:
-            reader.remember(notice.crop, notice.label)
+            reader.remember(notice.crop, notice.label, notice.read_as)
 
 
 class CorrectionCrops:

@@ -113,6 +113,7 @@ class Referee:
         self.last_t = 0.0
         self.trick_scored_at: float | None = None  # monotonic time of the last scored trick
         self._crops: dict[int, bytes] = {}  # track -> the card's context crop (JPEG)
+        self._sure: dict[int, str] = {}  # track -> the card the camera read it as, surely
         self._conflict_ids = 0
         self._published: dict[str, Any] | None = None
         self._thread: threading.Thread | None = None
@@ -253,9 +254,13 @@ class Referee:
                                         [cv2.IMWRITE_JPEG_QUALITY, CROP_QUALITY])
                 if ok:
                     self._crops[change.observation.track] = data.tobytes()
+                label = change.observation.reading.label  # None where unsure
+                if label is not None:
+                    self._sure[change.observation.track] = label
         if len(self._crops) > 256:  # only cards of the last few tricks can still be asked about
             for track in sorted(self._crops)[:-128]:
                 del self._crops[track]
+                self._sure.pop(track, None)
 
     def _decide(self, t: float) -> list[Moment]:
         """Let the interpreter decide, apply what it decided, until nothing more follows."""
@@ -300,7 +305,7 @@ class Referee:
             import numpy as np
 
             crop = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-            self._tell(Learned(self.game_id, label, crop))
+            self._tell(Learned(self.game_id, label, crop, self._sure.get(track)))
 
     # -- game changes -----------------------------------------------------------------------------
 

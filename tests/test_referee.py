@@ -187,6 +187,28 @@ def test_unsure_read_asks_and_nothing_is_scored(referee):
         referee.call(Resolve(conflict["id"], "card:17"))
 
 
+def test_a_card_named_is_told_with_what_the_camera_read_it_as(referee):
+    """Ben's 6, read surely as an 8 and counted, then Ana's real 8: a person names Ana's the 8
+    and Ben's the 6. The crops named are told with the camera's sure read, so the reader
+    learns it was caught out on this deck (vision.memory)."""
+    from companion.keep import Learned
+
+    told: list[Learned] = []
+    referee.subscribe(lambda notice: told.append(notice) if isinstance(notice, Learned) else None)
+    feed(referee, 0.0, seen("scoring", sure("scoring-5")))
+    feed(referee, 1.1, seen(1, sure("number-8"), track=402))
+    feed(referee, 2.2, seen(2, sure("number-20"), track=403), seen(0, sure("number-8"), track=401))
+    feed(referee, 3.3)
+    conflict = referee.view()["conflict"]
+    assert "Ben's card in trick 1 counts as 8" in conflict["message"]
+    referee.call(Resolve(conflict["id"], "card:8"))
+    again = referee.view()["conflict"]
+    assert again["key"] == "again:402"
+    referee.call(Resolve(again["id"], "card:6"))
+    assert [(n.label, n.read_as) for n in told] == [("number-6", "number-8"),
+                                                   ("number-8", "number-8")]
+
+
 def test_a_question_the_camera_answers_later_is_withdrawn(referee):
     feed(referee, 0.0, seen("scoring", sure("scoring-5")))
     unsure = reading(("number-12", 0.3), ("number-22", 0.2), ("number-32", 0.1), kind="unknown")

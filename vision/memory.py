@@ -6,6 +6,10 @@ card's upright crop is kept; a later unsure read whose first guess lies within S
 crop named that card, and MARGIN nearer it than any crop named another card, is read as that card:
 the table is not asked about it again. A sure read that lies as near a crop named another card
 (and MARGIN nearer it than any crop named its own) is doubted: read unsure, the table is asked.
+Once the camera was caught out, a card named that it had read surely as another, every sure read
+of that other card is doubted for the rest of the night unless it lies near a crop named it: its
+confidence is not to be trusted on this deck (a question a round per card caught, until a person
+names one that comes back).
 
 Tuned on the calib designs only, zero-shot and taught (seeds 2026-2028, 900 frames; each unsure
 read checked against the crops named before it in its design, as a game would): of 590 unsure
@@ -44,18 +48,23 @@ class TableMemory:
         self._lock = threading.Lock()
         self._names: dict[str, list[str]] = {}
         self._vectors: dict[str, np.ndarray] = {}
+        self._caught: dict[str, set[str]] = {}  # cards the camera read surely, wrongly, tonight
 
     def __len__(self) -> int:
         with self._lock:
             return sum(len(names) for names in self._names.values())
 
-    def add(self, network: str, name: str, embedding: np.ndarray) -> None:
+    def add(self, network: str, name: str, embedding: np.ndarray,
+            read_as: str | None = None) -> None:
         """A person named the card whose upright crop `network` embeds as `embedding` (kept
-        only for the networks the figures were measured on)."""
+        only for the networks the figures were measured on); `read_as`: the card the camera
+        read it as surely, if any."""
         if network not in KNOWN_NETWORKS:
             return
         unit = _unit(embedding)[None]
         with self._lock:
+            if read_as is not None and read_as != name:
+                self._caught.setdefault(network, set()).add(read_as)
             self._names.setdefault(network, []).append(name)
             old = self._vectors.get(network)
             self._vectors[network] = unit if old is None else np.concatenate([old, unit])
@@ -68,15 +77,22 @@ class TableMemory:
         if confidence < FIRST:
             return False
         mine, rival = self._nearest(network, name, embedding)
-        return mine >= SAME and mine - rival >= MARGIN
+        return _near(mine, rival)
 
     def doubts(self, network: str, name: str, embedding: np.ndarray) -> bool:
         """Is a sure read of `name` likely another card: a crop people named another card
         seen this near (SAME), nearer by MARGIN than any crop named `name`? A person told the
         camera its read was wrong, and this crop looks like that one (design 375, zero-shot:
-        the reader took that typeface's 6 for an 8 at 0.98, each round)."""
+        the reader took that typeface's 6 for an 8 at 0.98, each round). And once the camera
+        read a card named another surely as `name` tonight, any sure read of `name` that is
+        not recalled (as near a crop named `name`) is doubted: in design 375 the next round's
+        6 read 8 lay 0.941 from the 6 named, under SAME."""
         mine, rival = self._nearest(network, name, embedding)
-        return rival >= SAME and rival - mine >= MARGIN
+        if _near(rival, mine):
+            return True
+        with self._lock:
+            caught = name in self._caught.get(network, ())
+        return caught and not _near(mine, rival)
 
     def _nearest(self, network: str, name: str, embedding: np.ndarray) -> tuple[float, float]:
         """The cosines of the nearest crop named `name` and of the nearest named another card
@@ -89,6 +105,12 @@ class TableMemory:
         mine = np.array([n == name for n in names])
         return (float(near[mine].max()) if mine.any() else -1.0,
                 float(near[~mine].max()) if (~mine).any() else -1.0)
+
+
+def _near(mine: float, rival: float) -> bool:
+    """A crop this near (cosine `mine`) one named a card, and MARGIN nearer than `rival`, the
+    nearest named another, is taken for that card."""
+    return mine >= SAME and mine - rival >= MARGIN
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

@@ -305,15 +305,18 @@ class Reader:
         out = _past_glare(out, crops)
         return out if self.memory is None else self._recalled(out, embedding)
 
-    def remember(self, context: np.ndarray, name: str) -> None:
-        """A person named the card in the middle of `context` (a teach context crop): later
-        unsure reads of it may be recalled (vision.memory). Nothing without a memory."""
+    def remember(self, context: np.ndarray, name: str, read_as: str | None = None) -> None:
+        """A person named the card in the middle of `context` (a teach context crop), which
+        the camera read surely as `read_as` (None: unsure): later unsure reads of it may be
+        recalled, and where the camera was wrong, its later sure reads of that card are doubted
+        (vision.memory). Nothing without a memory."""
         if self.memory is None or name not in self.names:
             return
         crop = card_of_context(context)
         q0, _, qt, _, embedding = self._probabilities([crop])
         q, i = (q0 if self.columns is not None else qt)[0], self.names.index(name)
-        self.memory.add(self.network.name, name, embedding[1 if q[2 * i + 1] > q[2 * i] else 0])
+        self.memory.add(self.network.name, name, embedding[1 if q[2 * i + 1] > q[2 * i] else 0],
+                        read_as)
 
     def _recalled(self, looks: list[Look], embedding: np.ndarray) -> list[Look]:
         """Unsure looks whose first guess (no zero: the rules take a zero only on the reader's
