@@ -57,6 +57,7 @@ import numpy as np
 
 from vision.detect import Detection, Detector, check_frame
 from vision.geometry import Box, box_of_quad, card_width, covered, iou, rectify, turned
+from vision.glare import BRIGHT, GREY
 from vision.read import Look, Reader, unsure
 from vision.recognize import (
     LARGER,
@@ -90,6 +91,7 @@ MATCH = 0.45        # a box within this many card widths of a track is that card
 MAX_REREADS = 10    # fresh reads of a still card read `unknown` before that is all there is
 SAME_LOOK = 0.75    # a track's place still looks like it (normalised correlation of thumbnails)
 SAME_CHROMA = 0.04  # ... and its mean colour (chromaticity) is within this of the card's
+SEEN = 0.3          # ... each over the pixels no glare washed out, where this share is left
 LAID_OVER = 0.2     # a sure read of another card this many card widths off a track's place
 UNDER = 0.3         # a card this much under cards laid later lies there still, unseen
 GONE_BY = 0.01      # an unsure read giving a card known to lie there less is no read of it
@@ -324,6 +326,7 @@ class TableWatcher:
         found = self._unfanned(distinct(self.detector.find(frame)), motion)
         found += self._still_unboxed(found, motion)
         boxed: dict[int, Detection] = {}  # the detector's own box of a track's steadied one
+        missing: dict[int, int] = {}  # the frames each track matched was missing before
         hidden: list[Change] = []  # unsure cards a hand now covers, committed before it does
         for det, track in zip(found, self._match(found), strict=True):
             if track is not None:
@@ -341,7 +344,7 @@ class TableWatcher:
                 det = steady
                 boxed[id(det)] = raw
                 seen.add(id(track))
-                track.missing = 0
+                missing[id(track)], track.missing = track.missing, 0
             if self._moved_over(det.quad, motion):
                 if track is not None:  # a hand over it: not still, not read until it is
                     hidden += self._covered_unsure(track)
@@ -379,6 +382,11 @@ class TableWatcher:
                 track = None
                 if not look.reading.sure:  # the card laid over it: the detector's own box
                     det, look = self._as_boxed(frame, det, look, boxed)
+            if track is not None and track.bare is not None and track.bare.shows(frame):
+                seen.discard(id(track))  # no card, and its place bare as before it came: taken
+                track.missing = missing[id(track)]  # away (`_unseen`); a glare boxed there
+                continue  # (Attacke zero-shot, seed 81: the red 7 stayed, and the 4 laid there
+                # next was taken for it)
             if track is not None:  # its box shows no card now: a card laid half over it, boxed
                 track.count, track.disturbed = track.count + 1, False  # with it; it lies there
                 det, look = self._as_boxed(frame, det, look, boxed)  # the new card is there
@@ -918,12 +926,16 @@ class _Fan(NamedTuple):
 
 
 class _Thumb(NamedTuple):
-    """A small picture of a card's place, for "does it still look the same": its grey pattern
-    (normalised) and its mean colour's chromaticity (a glare across the place makes the bare
-    table's pattern look like a card's; its colour does not)."""
+    """A small picture of a card's place (16 x 24 px), for "does it still look the same": its
+    grey pattern (normalised) and its mean colour's chromaticity (a glare across the place
+    makes the bare table's pattern look like a card's; its colour does not), both taken where
+    no glare washed out either picture (`glare`: bright and colourless, as vision.glare says).
+    A glare that lies still over a seat's place is half of every picture of it, card or bare
+    cloth, and made them alike (Attacke zero-shot, seed 81: a yellow 4 laid where a red 7 was
+    taken away was taken for the 7, and the bare place between for a card)."""
 
-    pattern: np.ndarray
-    chroma: np.ndarray
+    small: np.ndarray  # float32, BGR
+    glare: np.ndarray  # bool, where a glare washed it out
 
 
 class _Bare(NamedTuple):
@@ -983,15 +995,24 @@ def _footprint(card: tuple[float, float], angle: float, scale: float) -> np.ndar
 
 def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
     small = rectify(frame, quad, (16, 24))
-    g = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    g -= g.mean()
-    mean = small.reshape(-1, 3).mean(axis=0) + 1.0
-    return _Thumb(g / (float(np.linalg.norm(g)) + 1e-6), mean / mean.sum())
+    value, low = small.max(axis=2).astype(np.int16), small.min(axis=2).astype(np.int16)
+    return _Thumb(small.astype(np.float32), (value >= BRIGHT) & (value - low <= value // GREY))
 
 
 def _similar(a: _Thumb, b: _Thumb) -> bool:
-    return (float((a.pattern * b.pattern).sum()) >= SAME_LOOK
-            and float(np.abs(a.chroma - b.chroma).max()) <= SAME_CHROMA)
+    seen = ~(a.glare | b.glare)
+    if seen.mean() < SEEN:  # next to all glare (or a white card's stock): the whole, as is
+        seen[:] = True
+    pattern = [_normalised(cv2.cvtColor(t.small, cv2.COLOR_BGR2GRAY)[seen]) for t in (a, b)]
+    chroma = [t.small[seen].mean(axis=0) + 1.0 for t in (a, b)]
+    return (float(pattern[0] @ pattern[1]) >= SAME_LOOK
+            and float(np.abs(chroma[0] / chroma[0].sum() - chroma[1] / chroma[1].sum()).max())
+            <= SAME_CHROMA)
+
+
+def _normalised(g: np.ndarray) -> np.ndarray:
+    g = g - g.mean()
+    return g / (float(np.linalg.norm(g)) + 1e-6)
 
 
 def _none_of(reading: Reading, known: Reading) -> bool:
