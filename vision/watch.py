@@ -20,11 +20,14 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   cards known, read unsure, as a row boxed as one, whose last card lies at one end of it or
   where the table changed under the last hand (`recognize.at_a_rows_end`); a new box read unsure
   across a card known, as the place that changed, read surely (`recognize.at_a_change`: the
-  detector boxed the card laid and the one beneath as one); a new box far smaller than a card,
-  read unsure, is a speck of the cloth; a card whose box now reads as no card (boxed with a card
-  laid half over it) lies there still, unread, and that box is looked at for the new card; as a
-  hand leaves, a place it changed that no box covers is read in a card-sized window, and a card
-  read surely there keeps that window as its box (`_laid_unboxed`);
+  detector boxed the card laid and the one beneath as one); a new box under half a card read
+  unsure, as the card it is half of (`recognize.whole_of_a_part`); a new box far smaller than a
+  card, read unsure, is a speck of the cloth; a card whose box now reads as no card (boxed with
+  a card laid half over it) lies there still, unread, and that box is looked at for the new card
+  (unless its place looks bare again: it was taken away); as a hand leaves, a place it changed
+  (its pieces a pixel apart taken together too) that no box covers is read in a card-sized
+  window, and a card read surely there keeps that window as its box, in the place of a box the
+  hand's visit made that read unsure (`_laid_unboxed`);
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
@@ -33,11 +36,13 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   does one whose place now shows another card the detector does not box (cards fanned or heaped
   over it, face down): a card is taken away when its place shows no card, or looks as it did
   before the hand that laid the card came (a busy cloth reads as a little of many cards to a
-  reader never taught the deck); a place that shows neither, while a hand works elsewhere (an
-  arm resting across it), waits ARM_WAIT times as long. A card read surely
-  stays that card when read unsure later (a shadow, a card laid across half of it), unless a
+  reader never taught the deck; looks are compared where no glare washed them out: a glare
+  lying still over a place makes card and bare cloth alike); a place that shows neither, while
+  a hand works elsewhere (an arm resting across it), waits ARM_WAIT times as long. A card read
+  surely stays that card when read unsure later (a shadow, a card laid across half of it), unless a
   hand passed over it and its place now looks unlike it, read as next to nothing of it: another
-  card was laid where it was taken away, under the same hand (a "removed", then the new card);
+  card was laid where it was taken away, under the same hand (a "removed", then the new card;
+  read surely so, an unsure read naming it first does not bring the old card back);
   where the detector's own box of what was read lies off the card's place, it is a card laid
   over it, and the card beneath stays.
   The table as last seen bare is kept (at half size) for that: each still spell before a hand
@@ -385,10 +390,12 @@ class TableWatcher:
                 if not look.reading.sure:  # the card laid over it: the detector's own box
                     det, look = self._as_boxed(frame, det, look, boxed)
             if track is not None and track.bare is not None and track.bare.shows(frame):
-                seen.discard(id(track))  # no card, and its place bare as before it came: taken
-                track.missing = missing[id(track)]  # away (`_unseen`); a glare boxed there
-                continue  # (Attacke zero-shot, seed 81: the red 7 stayed, and the 4 laid there
-                # next was taken for it)
+                # no card, and its place bare as it was before the card came: it was taken away
+                # and the box is a glare's (Attacke zero-shot, seed 81: the red 7 stayed, and
+                # the 4 laid there next was taken for it); `_unseen` says when it is gone
+                seen.discard(id(track))
+                track.missing = missing[id(track)]
+                continue
             if track is not None:  # its box shows no card now: a card laid half over it, boxed
                 track.count, track.disturbed = track.count + 1, False  # with it; it lies there
                 det, look = self._as_boxed(frame, det, look, boxed)  # the new card is there
@@ -947,6 +954,7 @@ class _Thumb(NamedTuple):
     taken away was taken for the 7, and the bare place between for a card)."""
 
     small: np.ndarray  # float32, BGR
+    grey: np.ndarray   # float32
     glare: np.ndarray  # bool, where a glare washed it out
 
 
@@ -1008,14 +1016,16 @@ def _footprint(card: tuple[float, float], angle: float, scale: float) -> np.ndar
 def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
     small = rectify(frame, quad, (16, 24))
     value, low = small.max(axis=2).astype(np.int16), small.min(axis=2).astype(np.int16)
-    return _Thumb(small.astype(np.float32), (value >= BRIGHT) & (value - low <= value // GREY))
+    return _Thumb(small.astype(np.float32),
+                  cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32),
+                  (value >= BRIGHT) & (value - low <= value // GREY))
 
 
 def _similar(a: _Thumb, b: _Thumb) -> bool:
     seen = ~(a.glare | b.glare)
     if seen.mean() < SEEN:  # next to all glare (or a white card's stock): the whole, as is
         seen[:] = True
-    pattern = [_normalised(cv2.cvtColor(t.small, cv2.COLOR_BGR2GRAY)[seen]) for t in (a, b)]
+    pattern = [_normalised(t.grey[seen]) for t in (a, b)]
     chroma = [t.small[seen].mean(axis=0) + 1.0 for t in (a, b)]
     return (float(pattern[0] @ pattern[1]) >= SAME_LOOK
             and float(np.abs(chroma[0] / chroma[0].sum() - chroma[1] / chroma[1].sum()).max())
