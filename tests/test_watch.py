@@ -1178,6 +1178,20 @@ def _leaving(table: np.ndarray) -> list[np.ndarray]:
     return hands
 
 
+def _laid_after_a_card(w: TableWatcher, alone: np.ndarray, both: np.ndarray, settle: int = 20
+                       ) -> list[tuple[str, str | None]]:
+    """What `w` tells of a table with a card (`alone`), a hand passing, then a hand leaving
+    another card laid (`both`): (kind, label) of each change."""
+    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * settle
+    return [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
+
+
+def _lies_at(w: TableWatcher, label: str, where: tuple[float, float]) -> bool:
+    """Does the one card `w` knows as `label` lie within 10 px of `where`?"""
+    (card,) = [o for o in w.cards() if o.reading.label == label]
+    return math.dist(card.center, where) < 10
+
+
 @pytest.mark.parametrize("across_x", [628, 645])  # matched to the 2 beneath, or a box of its own
 def test_a_card_laid_half_over_another_boxed_only_across_both_is_seen_where_the_table_changed(
         across_x):
@@ -1221,11 +1235,8 @@ def test_a_card_laid_half_over_another_that_the_detector_never_boxes_is_seen():
 
     w = TableWatcher(None, _Greys({"red-7": 170, "red-3": 210}), fps=10.0,
                      detector=SevenOnly())  # type: ignore
-    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * 20
-    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
-    assert events == [("appeared", "red-7"), ("appeared", "red-3")]
-    (new,) = [o for o in w.cards() if o.reading.label == "red-3"]
-    assert abs(new.center[0] - 600) < 10 and abs(new.center[1] - 380) < 10
+    assert _laid_after_a_card(w, alone, both) == [("appeared", "red-7"), ("appeared", "red-3")]
+    assert _lies_at(w, "red-3", (600, 380))
 
 
 def test_a_card_that_changes_the_table_in_two_pieces_is_read_across_both():
@@ -1255,11 +1266,8 @@ def test_a_card_that_changes_the_table_in_two_pieces_is_read_across_both():
 
     w = TableWatcher(None, Split({"red-7": 170}), fps=10.0,
                      detector=SevenOnly())  # type: ignore
-    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * 20
-    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
-    assert events == [("appeared", "red-7"), ("appeared", "red-4")]
-    (new,) = [o for o in w.cards() if o.reading.label == "red-4"]
-    assert abs(new.center[0] - 600) < 10 and abs(new.center[1] - 380) < 10
+    assert _laid_after_a_card(w, alone, both) == [("appeared", "red-7"), ("appeared", "red-4")]
+    assert _lies_at(w, "red-4", (600, 380))
 
 
 def test_a_card_taken_away_from_under_a_glare_the_detector_boxes_is_gone():
@@ -1321,11 +1329,9 @@ def test_a_card_boxed_aside_is_read_where_the_table_changed():
 
     w = TableWatcher(None, _Greys({"red-7": 170, "red-5": 210}, mixed=0.4), fps=10.0,
                      detector=Off())  # type: ignore
-    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * 40
-    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
-    assert events == [("appeared", "red-7"), ("appeared", "red-5")]
-    (new,) = [o for o in w.cards() if o.reading.label == "red-5"]
-    assert abs(new.center[0] - 600) < 10 and abs(new.center[1] - 380) < 10
+    assert _laid_after_a_card(w, alone, both, settle=40) == [("appeared", "red-7"),
+                                                            ("appeared", "red-5")]
+    assert _lies_at(w, "red-5", (600, 380))
 
 
 def test_a_card_found_in_a_window_keeps_it_when_boxed_with_the_card_laid_over_it():
