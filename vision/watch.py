@@ -26,8 +26,7 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   a card laid half over it) lies there still, unread, and that box is looked at for the new card
   (unless its place looks bare again: it was taken away); as a hand leaves, a place it changed
   (its pieces a pixel apart taken together too) that no box covers is read in a card-sized
-  window, and a card read surely there keeps that window as its box, in the place of a box the
-  hand's visit made that read unsure (`_laid_unboxed`);
+  window, and a card read surely there keeps that window as its box (`_laid_unboxed`);
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
   long. A card under a moving hand is covered, neither committed nor removed; a card the detector
