@@ -257,6 +257,8 @@ class Referee:
                 label = change.observation.reading.label  # None where unsure
                 if label is not None:
                     self._sure[change.observation.track] = label
+                else:  # read again, unsure now
+                    self._sure.pop(change.observation.track, None)
         if len(self._crops) > 256:  # only cards of the last few tricks can still be asked about
             for track in sorted(self._crops)[:-128]:
                 del self._crops[track]
