@@ -49,5 +49,10 @@ def washed_out(crops: np.ndarray) -> np.ndarray:
     fh, fw = round(h * FACE), round(w * FACE)
     v, lo = value[:, fh:h - fh, fw:w - fw], low[:, fh:h - fh, fw:w - fw]
     line = np.maximum(stock + ABOVE_STOCK, BRIGHT)[:, None, None]
-    glare = (v >= line) & (v - lo <= v // GREY)
-    return glare.reshape(n, -1).mean(axis=1)
+    return glared(v, lo, line).reshape(n, -1).mean(axis=1)
+
+
+def glared(value: np.ndarray, low: np.ndarray, line: np.ndarray | int = BRIGHT) -> np.ndarray:
+    """Where a glare washed the picture out: pixels `line` bright or more (BRIGHT unless said)
+    and nearly colourless (`value`, `low`: each pixel's brightest and dimmest channel, uint8)."""
+    return (value >= line) & (value - low <= value // GREY)

@@ -61,7 +61,7 @@ import numpy as np
 
 from vision.detect import Detection, Detector, check_frame
 from vision.geometry import Box, box_of_quad, card_width, covered, iou, rectify, turned
-from vision.glare import BRIGHT, GREY
+from vision.glare import glared
 from vision.read import Look, Reader, unsure
 from vision.recognize import (
     LARGER,
@@ -935,7 +935,7 @@ class _Thumb(NamedTuple):
     """A small picture of a card's place (16 x 24 px), for "does it still look the same": its
     grey pattern (normalised) and its mean colour's chromaticity (a glare across the place
     makes the bare table's pattern look like a card's; its colour does not), both taken where
-    no glare washed out either picture (`glare`: bright and colourless, as vision.glare says).
+    no glare washed out either picture (`glare`: `vision.glare.glared`).
     A glare that lies still over a seat's place is half of every picture of it, card or bare
     cloth, and made them alike (Attacke zero-shot, seed 81: a yellow 4 laid where a red 7 was
     taken away was taken for the 7, and the bare place between for a card)."""
@@ -1002,10 +1002,9 @@ def _footprint(card: tuple[float, float], angle: float, scale: float) -> np.ndar
 
 def _thumb(frame: np.ndarray, quad: np.ndarray) -> _Thumb:
     small = rectify(frame, quad, (16, 24))
-    value, low = small.max(axis=2).astype(np.int16), small.min(axis=2).astype(np.int16)
     return _Thumb(small.astype(np.float32),
                   cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32),
-                  (value >= BRIGHT) & (value - low <= value // GREY))
+                  glared(small.max(axis=2), small.min(axis=2)))
 
 
 def _similar(a: _Thumb, b: _Thumb) -> bool:
