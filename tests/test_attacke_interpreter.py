@@ -757,6 +757,34 @@ def test_a_card_named_unseen_and_seen_late_after_another_seat_laid_is_of_the_lay
     assert t.events[1] == CardsPlayed(1, (C("green-3"), C("green-4")))
 
 
+def test_a_card_named_unseen_and_seen_early_after_another_seat_laid_is_of_the_laying():
+    """Attacke zero-shot, seed 68: Ben's green 4, read surely just after a box in another
+    seat's zone and so taken for his next laying, was then named as a card the camera did not
+    see: it is that card, not one more (it was counted again in the next contest)."""
+    t = Table()
+    ana = t.lay(0, sure("green-5"))
+    t.wait()
+    three = t.lay(1, read(("green-3", 0.8), ("green-7", 0.1)))
+    box = t.lay(2, read(("green-7", 0.4), ("green-2", 0.3)))  # in Cy's zone, meanwhile
+    four = t.lay(1, sure("green-4"))
+    t.wait()
+    t.answer(f"card:{three}", "green-3")  # too low: the card missed is asked
+    t.answer("more:0:1", "green-4")
+    t.answer("more:0:1", "none")
+    t.answer(f"card:{box}", "none")
+    t.take(ana)  # she passed
+    t.wait()
+    t.answer("pass:0:2", "passed")  # (Cy's zone changed: a person says)
+    t.take(three, four)  # Ben won, and clears his cards
+    t.wait()
+    t.lay(1, sure("red-3"))
+    t.wait()
+    assert t.events == [CardsPlayed(0, (C("green-5"),)),
+                        CardsPlayed(1, (C("green-3"), C("green-4"))), Passed(2), Passed(0),
+                        CardsPlayed(1, (C("red-3"),))]
+    assert not t.questions
+
+
 def test_cards_taken_away_after_another_seat_laid_are_no_pass_without_a_person():
     t = Table(players=2)
     a = t.lay(0, sure("red-3"))

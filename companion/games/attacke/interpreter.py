@@ -455,11 +455,25 @@ class Interpreter:
             if self._too_low(game, seat):  # a heap too few: its count is asked again
                 self._face_down.pop((contest, seat), None)
             return
+        self._version += 1
+        early = self._seen_early(seat, name)
+        if early is not None:
+            early.named, early.late = name, True
+            return
         self._unseen += 1
         self._order += 1
-        self._version += 1
         self.cards[-self._unseen] = Seen(-self._unseen, seat, None, t, self._order,
                                          present=False, gone_t=t, named=name)
+
+    def _seen_early(self, seat: int, name: str) -> Seen | None:
+        """A card of the seat's, laid in this turn but after another seat's card and so taken
+        for his next laying, read surely as the card a person now names as one the camera did
+        not see: that card, seen early (Attacke zero-shot, seed 68: Ben's green 4, read at
+        1.00 just after a second box on Dora's card, was counted again in the next contest)."""
+        laying = self._laying(seat)
+        return next((c for c in self._waiting(seat) if c.seen and c not in laying
+                     and c.named is None and c.t >= self._turn_began
+                     and sure_name(c.reading) == name), None)
 
     def _too_low(self, game: Game, seat: int) -> bool:
         """Is the seat's play, as the table counts it now, refused as not higher?"""
