@@ -1309,6 +1309,33 @@ def test_a_card_taken_away_from_under_a_glare_the_detector_boxes_is_gone():
     assert events == [("appeared", "red-7"), ("removed", "red-7")]
 
 
+def test_a_card_boxed_aside_is_read_where_the_table_changed():
+    """A card the detector boxes smaller and a third of its width aside, read unsure: the
+    window fitted to the place the hand changed, read surely, is the card, and the unsure box
+    no card (Attacke zero-shot, seed 83: a yellow 7 on a yellow floral cloth, asked about,
+    and the contest scored without it)."""
+    from vision.detect import Detection
+
+    seven, five = Box(300, 339, 82, 124, 0.0), Box(600, 380, 82, 124, 0.0)
+    off = Box(600, 407, 67, 101, 0.0)  # as seed 83's: 0.8 of the card, a third of it aside
+    alone = np.zeros((720, 1280, 3), np.uint8)
+    cv2.fillConvexPoly(alone, seven.quad().astype(np.int32), (170, 170, 170))
+    both = alone.copy()
+    cv2.fillConvexPoly(both, five.quad().astype(np.int32), (210, 210, 210))
+
+    class Off:
+        def find(self, frame):
+            return [Detection(seven, 0.6)] + ([Detection(off, 0.4)] if frame[380, 600, 0] else [])
+
+    w = TableWatcher(None, _Greys({"red-7": 170, "red-5": 210}, mixed=0.4), fps=10.0,
+                     detector=Off())  # type: ignore
+    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * 40
+    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
+    assert events == [("appeared", "red-7"), ("appeared", "red-5")]
+    (new,) = [o for o in w.cards() if o.reading.label == "red-5"]
+    assert abs(new.center[0] - 600) < 10 and abs(new.center[1] - 380) < 10
+
+
 def test_a_card_found_in_a_window_keeps_it_when_boxed_with_the_card_laid_over_it():
     """A red 5 found in a window (its own box never given), then a third card laid half over
     it, read unsure: the detector now boxes the 5 with half of that card, a box larger than a

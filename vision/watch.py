@@ -157,6 +157,7 @@ class TableWatcher:
         self._still: np.ndarray | None = None   # ... and in full
         self._table: np.ndarray | None = None   # the table before the hand now over it, in full
         self._table_tiny: np.ndarray | None = None  # ... and at the motion's scale
+        self._known_before = 0  # the tracks made before that hand came
         self._cloth = _Cloth()                   # the table as last seen bare
         self._still_for = 0  # frames the table has lain still (a hand may pause a frame: not it)
         self._noise = 3.0
@@ -199,6 +200,7 @@ class TableWatcher:
             # card's bare place, and the card was never seen taken away)
             if self._settled and self._still_for >= self.need and self._still is not None:
                 self._table, self._table_tiny = self._still, self._before
+                self._known_before = self._ids
                 self._cloth.renew(self._still, [t.det.quad for t in self._tracks])
             self._settled, self._still_for = False, 0
         else:
@@ -592,12 +594,19 @@ class TableWatcher:
         (`_fitted`), lying as the nearest card known or as the change does; a window in the
         frame, apart from every box, read surely, is a card. Attacke zero-shot, seed 77: Ben's
         red 3, laid half over his red 7 at a row's end, was never boxed (nor were the two
-        beneath it, kept as they looked), and his play counted without it."""
+        beneath it, kept as they looked), and his play counted without it. A card new under
+        this hand, read unsure and not yet committed, is no box here: a window read surely
+        across it is its card, and it goes (seed 83: a yellow 7 on a yellow floral cloth,
+        boxed a third of a card off and read unsure, kept out the window that read it at
+        0.998)."""
         changes, card = self._changes(), self._card_size()
         if changes is None or card is None:
             return []
         labels, areas = changes
-        known = [d.quad for d in found] + [t.det.quad for t in self._tracks]
+        guesses = [t for t in self._tracks if t.id > self._known_before and
+                   not t.reading.sure and t.committed is None]
+        known = [d.quad for d in found if all(iou(d.quad, t.det.quad) < SAME_BOX for t in guesses)]
+        known += [t.det.quad for t in self._tracks if t not in guesses]
         under = np.zeros(labels.shape, np.uint8)
         for q in known:
             cv2.fillConvexPoly(under, (q * self._scale).astype(np.int32), 1)
@@ -618,6 +627,9 @@ class TableWatcher:
             if look.reading.sure and look.no_card < NOT_A_CARD and \
                     all(apart(box.quad(), [d.quad]) for d, _ in out):
                 out.append((Detection(box, 0.0, window=True), look))
+        for t in guesses:  # half or more of it in a window read surely: a box of that card
+            if any(covered(t.det.quad, [d.quad]) >= SAME_BOX for d, _ in out):  # off it
+                self._tracks.remove(t)
         return out
 
     def _pieces(self, labels: np.ndarray, areas: np.ndarray, card: tuple[float, float],
