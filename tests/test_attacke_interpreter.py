@@ -688,6 +688,28 @@ def test_a_card_laid_where_the_last_contest_s_card_lay_opens_the_next_contest():
     assert t.events[3:] == [CardsPlayed(1, (C("green-3"),))]
 
 
+def test_a_counted_card_read_surely_as_another_in_its_contest_is_asked_about():
+    """Attacke zero-shot, seed 89: Ben's blue 2, counted, read again as a blue 4 at 0.985
+    while he laid his next card beside it; a card laid stays laid in its contest (A5), so the
+    camera's new read is asked, not counted as a blue 4 laid."""
+    t = Table(players=2)
+    t.lay(0, sure("blue-3"))
+    t.wait()
+    two = t.lay(1, sure("blue-2"))
+    t.lay(1, sure("blue-5"))
+    t.wait()
+    t.lay(0, sure("blue-5"))
+    t.wait()
+    t.lay(1, sure("blue-3"))  # Ben's turn again: his 3, and his 2 read as a 4
+    t.swap(two, 1, read(("blue-4", 0.985), ("blue-2", 0.01), sure=True), dt=0.1)
+    t.wait()
+    q = t.questions[f"card:{two}"]
+    assert "read it as blue 2, then as blue 4" in q.message
+    t.answer(q.key, "none")  # it is his blue 2
+    t.wait()
+    assert t.events[3:] == [CardsPlayed(1, (C("blue-3"),))]
+
+
 def test_a_counted_card_read_again_unsure_or_as_itself_is_not_laid_again():
     t = Table(players=3)
     a = t.lay(0, sure("red-3"))

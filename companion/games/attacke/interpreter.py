@@ -210,6 +210,7 @@ class Seen:
     center: tuple[float, float] = (0.0, 0.0)
     width: float = 0.0               # the card's width in the frame
     late: bool = False               # seen after a person named it: laid when he said
+    in_place_of: tuple[str, int] | None = None  # a counted card read surely as it: (name, contest)
 
     @property
     def seen(self) -> bool:
@@ -270,13 +271,15 @@ class Interpreter:
                 if card is not None and obs.track not in read_again:
                     card.present, card.gone_t = False, t
                 continue
+            was = None
             if card is not None and _swapped(card, obs.reading):
+                was = (card.named or sure_name(card.reading) or "", card.contest)
                 self._retire(card, t)
                 card = None
             if card is None:
                 self._order += 1
                 card = Seen(obs.track, self._zone_of(obs), obs.reading, t, self._order,
-                            center=obs.center, width=_width(obs))
+                            center=obs.center, width=_width(obs), in_place_of=was)
                 self.cards[obs.track] = card
                 self._seen_again(card, t) or self._seen_late(card)
                 for other in self._waiting(card.zone):  # new evidence: asked again
@@ -516,6 +519,7 @@ class Interpreter:
             self.asked.clear()
             return [Withdraw(k) for k in keys]
         self._forget(game)
+        self._doubt_in_place(game)
         self._heap_seen_late(game)
         step = self._next(game, t)
         if step is not None:
@@ -859,6 +863,18 @@ class Interpreter:
         index = game.contest.index
         self.cards = {k: c for k, c in self.cards.items()
                       if c.present or c.status == "waiting" or c.contest >= index - 1}
+
+    def _doubt_in_place(self, game: Game) -> None:
+        """A card read surely where a counted card of the contest in play lay: cards laid stay
+        laid (A5), so the reader is taken to disagree with itself, and a person says what lies
+        there (the earlier read named). Of a contest over, it is the next contest's card laid
+        on its place. Attacke zero-shot, seed 89: Ben's blue 2, half under his next card, read
+        as a blue 4 at 0.985 while he laid cards face down beside it, was counted a blue 4."""
+        for c in self.cards.values():
+            if c.in_place_of is not None and c.status == "waiting" and not c.doubted and \
+                    c.in_place_of[1] == game.contest.index:
+                c.doubted = c.in_place_of[0]
+            c.in_place_of = None
 
     # -- questions ------------------------------------------------------------------------------
 
