@@ -53,9 +53,14 @@ laid cards the camera did not see", and a play refused as too low whose every ca
 confirmed is short of a card (face down or not: a person who said how many lie face down knows
 the heap); either way a person names the missing cards one by one (`more:` questions, until
 `none`, after which a face-down count is asked again), and the play waits for him; a card the
-camera finds soon after in his zone that may read as one he named is that card, seen late. The
+camera finds soon after in his zone that may read as one he named is that card, seen late (one
+it read surely as it and took for his next laying, seen early). The
 next seat's turn begins when the table showed an event (`Position.shown`), not when it was
 applied: answers come late, and the table goes on meanwhile.
+
+A counted card read surely as another on its place while its contest is in play is that card
+read again (a card laid stays laid): the new read is asked, the earlier named. Of a contest
+over, it is the next contest's card laid on its place.
 
 Undo: the cards of an event taken back are no card of the game any more (taken back, they are
 not taken again), and no pass is inferred from the table until it changes. Attacke has no
