@@ -40,7 +40,7 @@ from companion.games.tightrope.views import replay_json  # noqa: E402
 from companion.hub import Hub  # noqa: E402
 from companion.keep import TrickPhotos  # noqa: E402
 from companion.referee import Referee  # noqa: E402
-from companion.service import cap_malloc_heaps  # noqa: E402
+from companion.service import limit_malloc  # noqa: E402
 from companion.store import Store  # noqa: E402
 from vision.read import Reader  # noqa: E402
 from vision.watch import TableWatcher  # noqa: E402
@@ -65,7 +65,7 @@ def _trick_ready_frames(truth: list[dict]) -> list[int]:
 
 def loop_latency(events: list, footage: Path, work: Path) -> dict:
     cv2.setNumThreads(1)
-    cap_malloc_heaps()  # as the service does (companion.service)
+    limit_malloc()  # as the service does (companion.service)
     frames = sorted(footage.glob("frame_*.jpg"))
     truth = [json.loads(line) for line in (footage / "truth.jsonl").read_text().splitlines()]
     store = Store(work / "bench.db")

@@ -34,7 +34,9 @@ from .record import RecordError, iter_lines
 from .referee import Referee
 from .store import Store
 
-M_ARENA_MAX = -8  # glibc's mallopt parameter (malloc.h): how many heaps threads share
+M_ARENA_MAX = -8  # glibc's mallopt parameters (malloc.h): how many heaps threads share,
+M_MMAP_THRESHOLD = -3  # and the size from which a block is mapped alone (returned when freed)
+FRAME_SIZED = 1 << 20  # a frame (2.7 MB at 1280x720) and less than half of one
 
 
 class StartError(ValueError):
@@ -136,20 +138,25 @@ def writable_record(path: Path | None) -> Path | None:
     return path
 
 
-def cap_malloc_heaps() -> None:
-    """Cap glibc's malloc (Raspberry Pi OS, most Linux) at two heaps. Each thread that allocates
-    frames (camera, watcher, web) gets a heap of its own, which keeps what it freed: two took the
-    whole service from 147 to 141.5 MB (median; peak 151 to 147, bench_service) at no cost a
-    frame. (Trimming them too, M_TRIM_THRESHOLD, gave 132 MB but maps each frame afresh: 1.5 ms
-    more a loop turn.) Call it before any thread starts; where the C library is not glibc it does
-    nothing."""
+def limit_malloc() -> None:
+    """Keep glibc's malloc (Raspberry Pi OS, most Linux) from holding freed frames: two heaps at
+    most, and each block of FRAME_SIZED or more mapped alone, so that a frame freed goes back to
+    the system. Each thread that allocates frames (camera, watcher, web) gets a heap of its own,
+    which keeps what it freed: two heaps took the whole service from 147 to 141.5 MB (median;
+    bench_service) at no cost a frame. Later, with more of a frame's reads, it grew again to
+    150 MB median, 156 MB peak, slowly all game long (glibc raises its mapping threshold to the
+    largest block freed, and frames then come from the heaps); mapping them alone: 143 / 148.5 MB
+    for 1.5 ms more a loop turn (each frame's pages mapped afresh). Call it before any thread
+    starts; where the C library is not glibc it does nothing."""
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, 2)
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(M_ARENA_MAX, 2)
+        libc.mallopt(M_MMAP_THRESHOLD, FRAME_SIZED)
 
 
 class Companion:
     def __init__(self, options: Options) -> None:
-        cap_malloc_heaps()
+        limit_malloc()
         self.options = options
         cfg = options.config
         data_folder(cfg.data_dir)

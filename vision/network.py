@@ -57,6 +57,7 @@ def load(path: Path) -> Network:
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    options.enable_mem_pattern = False  # a plan per batch size kept: more memory, no speed
     try:
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own types for damaged files
