@@ -596,9 +596,10 @@ class TableWatcher:
         red 3, laid half over his red 7 at a row's end, was never boxed (nor were the two
         beneath it, kept as they looked), and his play counted without it. A card new under
         this hand, read unsure and not yet committed, is no box here: a window read surely
-        across it is its card, and it goes (seed 83: a yellow 7 on a yellow floral cloth,
-        boxed a third of a card off and read unsure, kept out the window that read it at
-        0.998)."""
+        across it, off its place, is its card, and it goes (seed 83: a yellow 7 on a yellow
+        floral cloth, boxed a third of a card off and read unsure, kept out the window that
+        read it at 0.998); a window on its place is that card, boxed well, and it stays (seed
+        62: a purple 3 so made anew lost its reads, and the next card covered it uncounted)."""
         changes, card = self._changes(), self._card_size()
         if changes is None or card is None:
             return []
@@ -627,9 +628,12 @@ class TableWatcher:
             if look.reading.sure and look.no_card < NOT_A_CARD and \
                     all(apart(box.quad(), [d.quad]) for d, _ in out):
                 out.append((Detection(box, 0.0, window=True), look))
-        for t in guesses:  # half or more of it in a window read surely: a box of that card
-            if any(covered(t.det.quad, [d.quad]) >= SAME_BOX for d, _ in out):  # off it
-                self._tracks.remove(t)
+        for t in guesses:
+            on = [w for w in out if math.dist(w[0].box.centre, t.center) < LAID_OVER * min(card)]
+            if on:  # its own card, boxed on its place: read on there (its reads, its count)
+                out = [w for w in out if all(w is not o for o in on)]
+            elif any(covered(t.det.quad, [d.quad]) >= SAME_BOX for d, _ in out):
+                self._tracks.remove(t)  # half or more of it in a window off it: a box of that card
         return out
 
     def _pieces(self, labels: np.ndarray, areas: np.ndarray, card: tuple[float, float],
