@@ -478,8 +478,8 @@ class Interpreter:
         for his next laying, read surely as the card a person now names as one the camera did
         not see: that card, seen early (Attacke zero-shot, seed 68: Ben's green 4, read at
         1.00 just after a second box on Dora's card, was counted again in the next contest)."""
-        laying = self._laying(seat)
-        return next((c for c in self._waiting(seat) if c.seen and c not in laying
+        laying = {c.track for c in self._laying(seat)}
+        return next((c for c in self._waiting(seat) if c.seen and c.track not in laying
                      and c.named is None and c.t >= self._turn_began
                      and sure_name(c.reading) == name), None)
 
