@@ -1309,31 +1309,36 @@ def test_a_card_taken_away_from_under_a_glare_the_detector_boxes_is_gone():
     assert events == [("appeared", "red-7"), ("removed", "red-7")]
 
 
-def test_a_card_boxed_aside_is_read_where_the_table_changed():
-    """A card the detector boxes smaller and a third of its width aside, read unsure: the
-    window fitted to the place the hand changed, read surely, is the card, and the unsure box
-    no card (Attacke zero-shot, seed 83: a yellow 7 on a yellow floral cloth, asked about,
-    and the contest scored without it)."""
+def _five_boxed_as(box: Box) -> tuple[TableWatcher, np.ndarray, np.ndarray]:
+    """A red 7 alone, then a red 5 laid beside it that the detector boxes as `box`: the watcher
+    (reading flat greys; a box of the 5 and the table, unsure) and the two tables."""
     from vision.detect import Detection
 
     seven, five = Box(300, 339, 82, 124, 0.0), Box(600, 380, 82, 124, 0.0)
-    off = Box(600, 407, 67, 101, 0.0)  # as seed 83's: 0.8 of the card, a third of it aside
     alone = np.zeros((720, 1280, 3), np.uint8)
     cv2.fillConvexPoly(alone, seven.quad().astype(np.int32), (170, 170, 170))
     both = alone.copy()
     cv2.fillConvexPoly(both, five.quad().astype(np.int32), (210, 210, 210))
 
-    class Off:
+    class Boxes:
         def find(self, frame):
-            return [Detection(seven, 0.6)] + ([Detection(off, 0.4)] if frame[380, 600, 0] else [])
+            return [Detection(seven, 0.6)] + ([Detection(box, 0.4)] if frame[380, 600, 0] else [])
 
     w = TableWatcher(None, _Greys({"red-7": 170, "red-5": 210}, mixed=0.4), fps=10.0,
-                     detector=Off())  # type: ignore
-    frames = [alone] * 15 + _leaving(alone) + [alone] * 10 + _leaving(both) + [both] * 40
-    events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
+                     detector=Boxes())  # type: ignore
+    return w, alone, both
+
+
+def test_a_card_boxed_aside_is_read_where_the_table_changed():
+    """A card the detector boxes smaller and a third of its width aside, read unsure: the
+    window fitted to the place the hand changed, read surely, is the card, and the unsure box
+    no card (Attacke zero-shot, seed 83: a yellow 7 on a yellow floral cloth, asked about,
+    and the contest scored without it)."""
+    aside = Box(600, 407, 67, 101, 0.0)  # as seed 83's: 0.8 of the card, a third of it aside
+    w, alone, both = _five_boxed_as(aside)
+    events = _laid_after_a_card(w, alone, both, settle=40)
     assert events == [("appeared", "red-7"), ("appeared", "red-5")]
-    (new,) = [o for o in w.cards() if o.reading.label == "red-5"]
-    assert abs(new.center[0] - 600) < 10 and abs(new.center[1] - 380) < 10
+    assert _lies_at(w, "red-5", (600, 380))
 
 
 def test_a_card_boxed_on_its_place_and_read_unsure_is_not_made_anew_from_a_window():
@@ -1342,21 +1347,8 @@ def test_a_card_boxed_on_its_place_and_read_unsure_is_not_made_anew_from_a_windo
     its reads, and the card is told unsure (asked). Made anew from the window, Attacke
     zero-shot seed 62's purple 3 was read surely and unsurely by turns, never told, and the
     next card laid over it hid it uncounted."""
-    from vision.detect import Detection
-
-    seven, five = Box(300, 339, 82, 124, 0.0), Box(600, 380, 82, 124, 0.0)
     wide = Box(601, 381, 96, 140, 0.0)  # three quarters of it the card: read unsure
-    alone = np.zeros((720, 1280, 3), np.uint8)
-    cv2.fillConvexPoly(alone, seven.quad().astype(np.int32), (170, 170, 170))
-    both = alone.copy()
-    cv2.fillConvexPoly(both, five.quad().astype(np.int32), (210, 210, 210))
-
-    class Wide:
-        def find(self, frame):
-            return [Detection(seven, 0.6)] + ([Detection(wide, 0.4)] if frame[380, 600, 0] else [])
-
-    w = TableWatcher(None, _Greys({"red-7": 170, "red-5": 210}, mixed=0.4), fps=10.0,
-                     detector=Wide())  # type: ignore
+    w, alone, both = _five_boxed_as(wide)
     events = _laid_after_a_card(w, alone, both, settle=60)
     assert events == [("appeared", "red-7"), ("appeared", None)]  # told, unsure: asked
     assert len([o for o in w.cards() if abs(o.center[0] - 600) < 20]) == 1
