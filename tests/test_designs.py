@@ -118,3 +118,72 @@ def test_a_busy_print_is_busy_where_a_cloth_is_plain(kind):
                             axis=0).mean())  # in any colour: a print may be grey-alike
 
     assert min(edges(kind, s) for s in range(8)) > 5 * max(edges("cloth", s) for s in range(8))
+
+
+def test_fonts_from_the_npm_registry_are_drawn_for_training_only(tmp_path):
+    """A typeface fetched from the registry (a `fontsource` folder) widens the train split; one
+    whose design group falls in calib or test is drawn by no split, so the unseen-design sets
+    stay Debian's held-out typefaces."""
+    import shutil
+
+    goudy = "/usr/share/fonts/opentype/sortsmill/GoudyBookletter1911.otf"
+    if not Path(goudy).is_file():
+        pytest.skip("Debian's fonts-goudybookletter (make test installs it)")
+    for name, src in (("dejavu-sans", SANS), ("goudy", goudy)):
+        (tmp_path / "fontsource" / name).mkdir(parents=True)
+        shutil.copy(src, tmp_path / "fontsource" / name / Path(src).name)
+    shutil.copy(SERIF, tmp_path / Path(SERIF).name)  # the same design, from Debian
+    fonts = {Path(f.path).name: f for f in scan([tmp_path], cache=tmp_path / "fonts.json")}
+    sans, book, serif = fonts["DejaVuSans.ttf"], fonts[Path(goudy).name], fonts["DejaVuSerif.ttf"]
+    assert sans.registry and book.registry and not serif.registry
+    assert sans.split == serif.split == sans.drawn_for == "train"
+    assert book.split == "test" and book.drawn_for is None
+
+
+def test_a_registry_family_is_fetched_checked_and_kept_in_its_folder(tmp_path, monkeypatch):
+    """`vision.train.fontsource.fetch`: the package's integrity is checked, only its Latin
+    regular and bold files are kept, and a family fetched before is not fetched again."""
+    import base64
+    import hashlib
+    import io
+    import json
+    import tarfile
+
+    from vision.train import fontsource
+
+    def tarball(files: dict[str, bytes]) -> bytes:
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w:gz") as tar:
+            for name, data in files.items():
+                info = tarfile.TarInfo(f"package/{name}")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        return out.getvalue()
+
+    meta = {"subsets": ["latin", "greek"], "weights": [300, 400, 600, 900], "styles": ["normal"]}
+    blob = tarball({"metadata.json": json.dumps(meta).encode(), "LICENSE": b"OFL",
+                    **{f"files/fam-{s}-{w}-normal.woff2": f"{s}{w}".encode()
+                       for s in ("latin", "greek") for w in meta["weights"]}})
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(blob).digest()).decode()
+    asked: list[str] = []
+
+    def get(url: str) -> bytes:
+        asked.append(url)
+        if url.endswith("/latest"):
+            return json.dumps({"dist": {"tarball": "https://x/fam.tgz",
+                                        "integrity": integrity}}).encode()
+        return blob
+
+    monkeypatch.setattr(fontsource, "_get", get)
+    assert fontsource.fetch("fam", tmp_path) == 2
+    kept = sorted(p.name for p in (tmp_path / "fam").iterdir())
+    assert kept == ["LICENSE", "fam-latin-400-normal.woff2", "fam-latin-600-normal.woff2",
+                    "metadata.json"]
+    assert fontsource.fetch("fam", tmp_path) == 0 and len(asked) == 2  # kept: not asked again
+
+    blob = blob[:-1] + bytes([blob[-1] ^ 1])  # a tarball damaged on the way
+    with pytest.raises(fontsource.FetchError, match="integrity"):
+        fontsource.fetch("other", tmp_path)
+    assert not (tmp_path / "other").exists()
+    assert fontsource.nearest_weights([100, 200]) == [200]
+    assert fontsource.nearest_weights([400, 700, 800]) == [400, 700]

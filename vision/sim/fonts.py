@@ -11,6 +11,11 @@ hash of its name:
 - ``calib``: never trained on; the reader's confidence line is fitted on them;
 - ``test``: never trained or tuned on: the unseen-design figures are measured on them.
 
+Fonts from the npm registry's Fontsource packages (a `fontsource` folder, `vision.train.fontsource`)
+are training's only: they widen the ``train`` split tenfold and are never drawn for ``calib`` or
+``test``, which stay Debian's held-out designs (a registry family whose group falls there is not
+drawn at all).
+
 A font counts only if it draws ten distinct digits (not its missing-glyph box). Fonts whose digits
 are pictures (dingbats, stars, blocks) are left out by name. The scan is cached per font file.
 """
@@ -36,6 +41,8 @@ FONT_DIRS = (Path("/usr/share/fonts"),)
 # fonts `make test` installs, so that a design drawn from a seed is the same on every machine.
 FONT_DIRS_ENV = "TIGHTROPE_FONT_DIRS"
 SCAN_VERSION = 2
+FONT_SUFFIXES = (".ttf", ".otf", ".woff2", ".woff")
+REGISTRY_FOLDER = "fontsource"  # fonts under a folder of this name: training only
 
 # Display fonts of the Aenigma collection ("... BRK") are drawn less often than text faces: a
 # printed deck is far likelier to use a book or signage face.
@@ -91,10 +98,17 @@ class Font:
     style: str
     group: str
     display: bool  # a display face (Aenigma "BRK"), drawn less often
+    registry: bool = False  # from the npm registry (Fontsource): drawn for training only
 
     @property
     def split(self) -> Split:
         return split_of(self.group)
+
+    @property
+    def drawn_for(self) -> Split | None:
+        """The split that draws this font (None: no split does)."""
+        split = self.split
+        return None if self.registry and split != "train" else split
 
 
 def group_of(family: str) -> str:
@@ -129,7 +143,7 @@ def _font_files(dirs: Iterable[Path]) -> list[Path]:
     out: list[Path] = []
     for d in dirs:
         if d.is_dir():
-            out += [p for p in d.rglob("*") if p.suffix.lower() in (".ttf", ".otf")]
+            out += [p for p in d.rglob("*") if p.suffix.lower() in FONT_SUFFIXES]
     return sorted(out)
 
 
@@ -140,9 +154,10 @@ def _digits_ok(path: Path) -> tuple[str, str] | None:
     try:
         font = ImageFont.truetype(str(path), 64)
         family, style = font.getname()
-    except (OSError, ValueError):
+        ok = _distinct_glyphs(font, "0123456789")
+    except (OSError, ValueError):  # a damaged file, or a hinting program FreeType gives up on
         return None
-    return (str(family), str(style)) if _distinct_glyphs(font, "0123456789") else None
+    return (str(family), str(style)) if ok else None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -213,7 +228,7 @@ def scan(dirs: Iterable[Path] | None = None, cache: Path | None = None) -> list[
         if family.strip().lower() in _BLOCKED:
             continue
         fonts.append(Font(key, family, style, group_of(family),
-                          family.rstrip().endswith("BRK")))
+                          family.rstrip().endswith("BRK"), REGISTRY_FOLDER in path.parts))
     if changed:
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(known))
@@ -223,7 +238,7 @@ def scan(dirs: Iterable[Path] | None = None, cache: Path | None = None) -> list[
 @functools.cache
 def fonts_of(split: Split) -> tuple[Font, ...]:
     """The usable fonts of one split, from the system's font folders (FontError if none)."""
-    fonts = tuple(f for f in scan() if f.split == split)
+    fonts = tuple(f for f in scan() if f.drawn_for == split)
     if not fonts:
         raise FontError(f"no usable {split} fonts under {', '.join(map(str, font_dirs()))}: "
                         "install them with `python -m vision.train.setup`")
@@ -257,7 +272,7 @@ def summary() -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     fonts = scan()
     for split in SPLITS:
-        mine = [f for f in fonts if f.split == split]
+        mine = [f for f in fonts if f.drawn_for == split]
         out[split] = {"fonts": len(mine), "groups": len({f.group for f in mine}),
                       "text_groups": len({f.group for f in mine if not f.display})}
     return out

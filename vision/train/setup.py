@@ -1,9 +1,11 @@
 """`python -m vision.train.setup`: install what training draws cards and tables with.
 
 Debian's font packages (about 1,500 fonts in some 400 design groups: book, signage, slab,
-handwriting, monospace and display faces) and its backgrounds packages (photographs of wood,
-paper, canvas, cork, meadows, used as table surfaces). Needs root (or sudo) and apt. The product
-itself never needs them: only training and the unseen-design evaluation sets do.
+handwriting, monospace and display faces), its backgrounds packages (photographs of wood,
+paper, canvas, cork, meadows, used as table surfaces), and Google's font families from the npm
+registry (`vision.train.fontsource`: about 1,470 more families, for training only). Needs root
+(or sudo) and apt; `--no-registry` leaves the npm registry's fonts out. The product itself never
+needs them: only training and the unseen-design evaluation sets do.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ PHOTO_PACKAGES = ["gnome-backgrounds", "mate-backgrounds", "mypaint-data-extras"
                   "plasma-workspace-wallpapers"]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    registry = "--no-registry" not in (sys.argv[1:] if argv is None else argv)
     if shutil.which("apt-get") is None:
         print("setup: needs Debian's apt-get (install the fonts another way and re-run)",
               file=sys.stderr)
@@ -61,6 +64,17 @@ def main() -> int:
     subprocess.run([*sudo, "apt-get", "update", "-qq"], check=True, env=env)
     subprocess.run([*sudo, "apt-get", "install", "-y", "-q", "--no-install-recommends",
                     *FONT_PACKAGES, *PHOTO_PACKAGES], check=True, env=env)
+    if registry:
+        from vision.train.fontsource import DEST, fetch_all
+
+        if sudo:  # the folder is the user's: the fonts are fetched without root
+            subprocess.run([*sudo, "install", "-d", "-o", str(os.getuid()), str(DEST)],
+                           check=True)
+        written, failed = fetch_all()
+        for why in failed:
+            print(f"setup: {why}", file=sys.stderr)
+        print(f"setup: {written} font files fetched from the npm registry into {DEST}"
+              f"{f' ({len(failed)} families failed)' if failed else ''}")
     from vision.sim.fonts import summary
     from vision.sim.textures import photos
 
