@@ -109,13 +109,20 @@ def restroked(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     if len(pick) == 0:
         return x
     part = x[pick]
-    bold = -F.max_pool2d(-part, 3, 1, 1)
-    thin = F.max_pool2d(part, 3, 1, 1)
     which = (torch.rand(len(pick), 1, 1, 1, generator=g) < 0.5)
     how = 0.3 + 0.7 * torch.rand(len(pick), 1, 1, 1, generator=g)
+    sign = torch.where(which, -1.0, 1.0)  # a minimum is a maximum of the negated crop
     x = x.clone()
-    x[pick] = part + how * (torch.where(which, bold, thin) - part)
+    x[pick] = part + how * (sign * max3x3(sign * part) - part)
     return x
+
+
+def max3x3(x: torch.Tensor) -> torch.Tensor:
+    """F.max_pool2d(x, 3, 1, 1), as two passes of shifted maxima (exact, a sixth of its time on
+    the CPU)."""
+    p = F.pad(x, (1, 1, 1, 1), mode="replicate")
+    rows = torch.maximum(torch.maximum(p[..., :, :-2], p[..., :, 1:-1]), p[..., :, 2:])
+    return torch.maximum(torch.maximum(rows[..., :-2, :], rows[..., 1:-1, :]), rows[..., 2:, :])
 
 
 def digit_targets(classes: tuple[str, ...]) -> torch.Tensor | None:
@@ -265,6 +272,7 @@ def train(train_dir: Path | list[Path], calib_dir: Path, out_dir: Path, epochs: 
             "recoloured": len(recolour)}
     export(model, out_dir, meta, name)
     torch.save(model.state_dict(), out_dir / f"{name}.pt")
+    torch.save(aux.state_dict(), out_dir / f"{name}-digits.pt")  # the digit heads, for study
     meta["line"], meta["calibration"] = runtime_line(out_dir / f"{name}.onnx", cal_crops,
                                                      cal_labels, cal_visible)
     (out_dir / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
