@@ -18,6 +18,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from vision.network import MODEL_DIR
 from vision.read import GAMES_NETWORK
 from vision.sim.faces import DECKS
@@ -56,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
                          "reader's weights (0: keep it as it is)")
     ap.add_argument("--detector-epochs", type=int, default=12, help="0: keep the detector")
     ap.add_argument("--workers", type=int, default=2, help="rendering processes")
+    ap.add_argument("--reader-from", type=Path, default=None, metavar="PT|ONNX",
+                    help="fine-tune the reader from these weights (a reader.pt, or a reader's "
+                         "ONNX export such as the shipped vision/models/reader.onnx) over all "
+                         "three of its sets at half the learning rate, instead of "
+                         "training it from scratch")
     ap.add_argument("--detector-from", type=Path, default=None, metavar="PT",
                     help="fine-tune the detector from these weights (a detector.pt) at a tenth "
                          "of the learning rate, instead of training it from scratch")
@@ -64,11 +71,16 @@ def main(argv: list[str] | None = None) -> int:
 
     data, work = Path(args.data), Path(args.work)
     began = time.time()
-    for name, spec in SETS.items():
+    for name in needed(args):
+        spec = SETS[name]
         build(replace(spec, scenes=max(1, int(spec.scenes * args.scale))), data / name,
               args.workers)
         print(f"train: {name} rendered ({time.time() - began:.0f} s)", file=sys.stderr)
-    if args.reader_epochs:
+    if args.reader_epochs and args.reader_from:
+        reader.train([data / "reader-train", data / "reader-train-2", data / "reader-halves"],
+                     data / "reader-calib", work, args.reader_epochs,
+                     start=_weights(args.reader_from, data / "reader-train", work), lr=1e-3)
+    elif args.reader_epochs:
         reader.train([data / "reader-train", data / "reader-train-2"], data / "reader-calib",
                      work, args.reader_epochs)
         # then an epoch over every set at a quarter of the rate, with the crops half on a card
@@ -94,6 +106,45 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copy(work / name, MODEL_DIR / name)
         print(f"train: installed into {MODEL_DIR}", file=sys.stderr)
     return 0
+
+
+def needed(args: argparse.Namespace) -> list[str]:
+    """The sets the trainings asked for draw on (each network's training and calibration
+    sets; the games reader starts from the reader's weights, not from its sets)."""
+    names = []
+    if args.reader_epochs:
+        names += ["reader-train", "reader-train-2", "reader-halves", "reader-calib"]
+    if args.games_reader_epochs:
+        names += ["reader-games", "reader-games-calib"]
+    if args.detector_epochs:
+        names += ["detector-train", "detector-calib", "detector-games", "detector-games-calib"]
+    return names
+
+
+def _weights(path: Path, crops_from: Path, work: Path) -> Path:
+    """A reader.pt to start from: `path` itself, or the weights recovered from an ONNX export
+    (`vision.train.exported`, checked to read as the export does)."""
+    if path.suffix != ".onnx":
+        return path
+    import torch
+
+    from vision.train.exported import check_same, reader_from_export
+    from vision.train.reader import as_input
+
+    shard = min(crops_from.glob("reader-*.npz"))
+    with np.load(shard) as z:
+        crops = as_input(torch.from_numpy(z["crops"][:4096]))
+    model = reader_from_export(path, crops)
+    diff = check_same(model, path, crops[:512].numpy())
+    if diff > 1e-3:
+        raise SystemExit(f"train: the weights recovered from {path} read other logits than it "
+                         f"(by up to {diff:.4f})")
+    out = work / "reader-from-export.pt"
+    work.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), out)
+    print(f"train: the reader's weights recovered from {path} (logits within {diff:.1e})",
+          file=sys.stderr)
+    return out
 
 
 if __name__ == "__main__":
