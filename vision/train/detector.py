@@ -20,7 +20,7 @@ import torch
 
 from vision.geometry import Box, iou
 from vision.train.data import DET_H, DET_W, MIN_VISIBLE, detector_shards
-from vision.train.nets import MEAN, STD, DetectorNet, OneCycle
+from vision.train.nets import MEAN, STD, DetectorNet, OneCycle, low_precision
 
 STRIDE = 4
 PAD_H = 224  # DET_H padded to a multiple of 32
@@ -230,7 +230,7 @@ def train(train_dirs: list[Path], calib_dir: Path, out_dir: Path, epochs: int = 
         total = 0.0
         for k in range(0, len(frames), batch):
             x, heat, ign, reg, pos = batch_of(frames, boxes, order[k:k + batch], rng)
-            with torch.autocast("cpu", dtype=torch.bfloat16):
+            with low_precision():
                 out = model(x.contiguous(memory_format=torch.channels_last))
             loss = loss_of(out.float(), heat, ign, reg, pos)
             train.step(loss)

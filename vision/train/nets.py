@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 import torch.nn.functional as F  # noqa: N812 - PyTorch's convention
 from torch import nn
@@ -75,6 +77,13 @@ class DetectorNet(nn.Module):
         b = self.m8(b + F.interpolate(self.l16(c), scale_factor=2.0, mode="nearest"))
         a = self.m4(a + F.interpolate(self.l8(b), scale_factor=2.0, mode="nearest"))
         return self.head(a)
+
+
+def low_precision() -> contextlib.AbstractContextManager:
+    """bfloat16 autocast where the CPU computes it natively (AMX or AVX-512 BF16): twice as
+    fast there, and ten times slower where it is emulated (an AVX2 core, measured here)."""
+    native = torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported()
+    return torch.autocast("cpu", dtype=torch.bfloat16) if native else contextlib.nullcontext()
 
 
 class OneCycle:

@@ -20,7 +20,7 @@ from torch import nn
 
 from vision.read import fit_temperature, per_card, softmax
 from vision.train.data import load_reader_set, set_classes
-from vision.train.nets import MEAN, STD, OneCycle, ReaderNet
+from vision.train.nets import MEAN, STD, OneCycle, ReaderNet, low_precision
 from vision.types import CardId, CardLabelError
 
 MAX_WRONG = 0.0005  # confidently wrong reads allowed on the calibration set (of all its crops)
@@ -252,13 +252,16 @@ def train(train_dir: Path | list[Path], calib_dir: Path, out_dir: Path, epochs: 
             idx = order[k:k + batch]
             x, y = augment(as_input(xs[idx]), ys[idx], g, reject, recolourable)
             x = x.contiguous(memory_format=torch.channels_last)
-            with torch.autocast("cpu", dtype=torch.bfloat16):
+            with low_precision():
                 logits, e = model(x)
             loss = F.cross_entropy(logits.float(), y, label_smoothing=0.02)
             if targets is not None:
                 loss = loss + DIGIT_WEIGHT * digit_loss(aux, e, y, reject, targets)
             train.step(loss)
             total += loss.item() * len(idx)
+            if (k // batch) % 200 == 199:
+                print(f"reader: epoch {epoch + 1}, {k + len(idx)} of {len(xs)} crops "
+                      f"({time.time() - began:.0f} s)", file=sys.stderr, flush=True)
         p = per_card(softmax(logits_of(model, cal_crops)))
         stats = evaluate(p, cal_labels, cal_visible, 0.5)
         print(f"reader: epoch {epoch + 1}/{epochs} loss {total / len(xs):.4f} "
