@@ -36,7 +36,11 @@ import numpy as np
 
 Split = Literal["train", "calib", "test"]
 SPLITS: tuple[Split, ...] = ("train", "calib", "test")
-FONT_DIRS = (Path("/usr/share/fonts"),)
+# The npm registry's fonts (vision.train.fontsource) lie outside fontconfig's folders: with their
+# 2,099 WOFF2 files under /usr/share/fonts, Chromium aborted at start ("SkFontMgr_FontConfig
+# Interface: Not implemented") and took the browser tests down on a machine set up for training.
+REGISTRY_FONTS = Path("/usr/share/tightrope-companion/fonts")
+FONT_DIRS = (Path("/usr/share/fonts"), REGISTRY_FONTS)
 # Where the fonts are looked for instead (folders joined by os.pathsep): the tests name the
 # fonts `make test` installs, so that a design drawn from a seed is the same on every machine.
 FONT_DIRS_ENV = "TIGHTROPE_FONT_DIRS"

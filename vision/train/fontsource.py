@@ -26,9 +26,11 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from vision.sim.fonts import REGISTRY_FOLDER, REGISTRY_FONTS
+
 FAMILIES = Path(__file__).with_name("fontsource.txt")
 REGISTRY = os.environ.get("NPM_CONFIG_REGISTRY", "https://registry.npmjs.org").rstrip("/")
-DEST = Path("/usr/share/fonts/fontsource")
+DEST = REGISTRY_FONTS / REGISTRY_FOLDER  # not under /usr/share/fonts: see vision.sim.fonts
 WEIGHTS = (400, 700)  # regular and bold, or the nearest the family has
 TIMEOUT = 60
 
