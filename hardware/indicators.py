@@ -18,7 +18,16 @@ from typing import Any
 from gpiozero import PWMLED, RGBLED
 
 from .pins import HardwareError, PinMap, choose_pin_factory
-from .view import COLOURS, OFF, PATTERNS, LedView, Light, SeatLight, blank_view, view_from_snapshot
+from .view import (
+    COLOURS,
+    OFF,
+    PATTERNS_JSON,
+    LedView,
+    Light,
+    SeatLight,
+    blank_view,
+    view_from_snapshot,
+)
 
 Duty = tuple[float, ...]
 Device = Any  # RGBLED, or (red PWMLED, blue PWMLED) in pair mode
@@ -195,7 +204,7 @@ class Indicators:
             status = _light_entry(status_light, now, self._written.get(-1, (0.0, 0.0, 0.0)))
             status["state"] = view.status_name if view else None
             return {"mode": self.mode, "seats": seats, "status": status,
-                    "patterns": {name: p.as_dict() for name, p in PATTERNS.items()}}
+                    "patterns": PATTERNS_JSON}
 
     def _seat_entry(self, i: int, seat: SeatLight | None, now: float) -> dict[str, Any]:
         duty = self._written.get(i, (0.0,) * (3 if self.mode == "rgb" else 2))

@@ -60,6 +60,9 @@ PATTERNS: dict[str, Pattern] = {
     "blink": Pattern(period=1.0, on=((0.0, 0.5),)),
     "double_blink": Pattern(period=1.2, on=((0.0, 0.15), (0.3, 0.45))),
 }
+# The patterns as JSON, made once and never changed: every view the web's hub keeps (256 of
+# them) shares this one dict rather than holding a copy (1.5 MB over a game).
+PATTERNS_JSON: dict[str, dict[str, Any]] = {name: p.as_dict() for name, p in PATTERNS.items()}
 
 
 # Solo: one short blink for each informant waiting, then a pause: a count read without colour.
