@@ -18,8 +18,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from vision.network import MODEL_DIR
 from vision.read import GAMES_NETWORK
 from vision.sim.faces import DECKS
@@ -68,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                          "of the learning rate, instead of training it from scratch")
     args = ap.parse_args(argv)
     from vision.train import detector, reader
+    from vision.train.exported import start_weights
 
     data, work = Path(args.data), Path(args.work)
     began = time.time()
@@ -79,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader_epochs and args.reader_from:
         reader.train([data / "reader-train", data / "reader-train-2", data / "reader-halves"],
                      data / "reader-calib", work, args.reader_epochs,
-                     start=_weights(args.reader_from, data / "reader-train", work), lr=1e-3)
+                     start=start_weights(args.reader_from, data / "reader-train", work),
+                     lr=1e-3)
     elif args.reader_epochs:
         reader.train([data / "reader-train", data / "reader-train-2"], data / "reader-calib",
                      work, args.reader_epochs)
@@ -119,32 +119,6 @@ def needed(args: argparse.Namespace) -> list[str]:
     if args.detector_epochs:
         names += ["detector-train", "detector-calib", "detector-games", "detector-games-calib"]
     return names
-
-
-def _weights(path: Path, crops_from: Path, work: Path) -> Path:
-    """A reader.pt to start from: `path` itself, or the weights recovered from an ONNX export
-    (`vision.train.exported`, checked to read as the export does)."""
-    if path.suffix != ".onnx":
-        return path
-    import torch
-
-    from vision.train.exported import check_same, reader_from_export
-    from vision.train.reader import as_input
-
-    shard = min(crops_from.glob("reader-*.npz"))
-    with np.load(shard) as z:
-        crops = as_input(torch.from_numpy(z["crops"][:4096]))
-    model = reader_from_export(path, crops)
-    diff = check_same(model, path, crops[:512].numpy())
-    if diff > 1e-3:
-        raise SystemExit(f"train: the weights recovered from {path} read other logits than it "
-                         f"(by up to {diff:.4f})")
-    out = work / "reader-from-export.pt"
-    work.mkdir(parents=True, exist_ok=True)
-    torch.save(model.state_dict(), out)
-    print(f"train: the reader's weights recovered from {path} (logits within {diff:.1e})",
-          file=sys.stderr)
-    return out
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ it in train mode, where a batch norm normalises by the batch's own statistics.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +63,7 @@ def _fit_norms(model: ReaderNet, pairs: list[tuple[nn.Conv2d, nn.BatchNorm2d]],
     shift set so that eval mode reads as before."""
     seen: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
 
-    def keep(k: int):  # noqa: ANN202 - a forward hook
+    def keep(k: int) -> Callable[[nn.Module, tuple, torch.Tensor], None]:
         def hook(_m: nn.Module, _i: tuple, out: torch.Tensor) -> None:
             seen[k] = (out.mean(dim=(0, 2, 3)), out.var(dim=(0, 2, 3)))
         return hook
@@ -91,3 +93,26 @@ def check_same(model: ReaderNet, path: Path, crops: np.ndarray) -> float:
     with torch.no_grad():
         got = model(torch.from_numpy(crops))[0].numpy()
     return float(np.abs(got - want).max())
+
+
+def start_weights(path: Path, crops_from: Path, work: Path) -> Path:
+    """A reader.pt to fine-tune from: `path` itself, or the weights recovered from the ONNX
+    export at `path` (batch norms fitted on the first crops of the set `crops_from`), checked to
+    read as the export does and saved into `work`."""
+    if path.suffix != ".onnx":
+        return path
+    from vision.train.reader import as_input
+
+    with np.load(min(crops_from.glob("reader-*.npz"))) as z:
+        crops = as_input(torch.from_numpy(z["crops"][:4096]))
+    model = reader_from_export(path, crops)
+    diff = check_same(model, path, crops[:512].numpy())
+    if diff > 1e-3:
+        raise SystemExit(f"train: the weights recovered from {path} read other logits than it "
+                         f"(by up to {diff:.4f})")
+    out = work / "reader-from-export.pt"
+    work.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), out)
+    print(f"train: the reader's weights recovered from {path} (logits within {diff:.1e})",
+          file=sys.stderr)
+    return out

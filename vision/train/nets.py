@@ -80,9 +80,11 @@ class DetectorNet(nn.Module):
 
 
 def low_precision() -> contextlib.AbstractContextManager:
-    """bfloat16 autocast where the CPU computes it natively (AMX or AVX-512 BF16): twice as
-    fast there, and ten times slower where it is emulated (an AVX2 core, measured here)."""
-    native = torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported()
+    """bfloat16 autocast where the CPU computes it natively (AMX or AVX-512 BF16), as the
+    shipped networks were trained; where it is emulated (an AVX2 core) it trained the reader ten
+    times slower than float32 (docs/training.md)."""
+    native = any(getattr(torch.cpu, probe, lambda: False)()
+                 for probe in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
     return torch.autocast("cpu", dtype=torch.bfloat16) if native else contextlib.nullcontext()
 
 
