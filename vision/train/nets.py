@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import torch
 import torch.nn.functional as F  # noqa: N812 - PyTorch's convention
@@ -83,9 +84,15 @@ def low_precision() -> contextlib.AbstractContextManager:
     """bfloat16 autocast where the CPU computes it natively (AMX or AVX-512 BF16), as the
     shipped networks were trained; where it is emulated (an AVX2 core) it trained the reader ten
     times slower than float32 (docs/training.md)."""
-    native = any(getattr(torch.cpu, probe, lambda: False)()
-                 for probe in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
-    return torch.autocast("cpu", dtype=torch.bfloat16) if native else contextlib.nullcontext()
+    return torch.autocast("cpu", dtype=torch.bfloat16) if _native_bf16() else \
+        contextlib.nullcontext()
+
+
+@functools.cache
+def _native_bf16() -> bool:
+    """The CPU probed once, not at every batch."""
+    return any(getattr(torch.cpu, probe, lambda: False)()
+               for probe in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
 
 
 class OneCycle:
