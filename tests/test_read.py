@@ -9,6 +9,7 @@ import pytest
 from vision.cards import ALL_CARDS, render_face
 from vision.deck import TIGHTROPE
 from vision.geometry import READ_H, READ_W
+from vision.network import MAX_BATCH
 from vision.read import CardImageError, Reader, combine, turned_round
 
 
@@ -34,6 +35,17 @@ def test_every_card_either_way_up(reader, upside_down):
     assert [(c.label, lk.reading.card) for c, lk in zip(ALL_CARDS, looks, strict=True)
             if lk.reading.card != c] == []
     assert {lk.turns for lk in looks} == {2 if upside_down else 0}
+
+
+def test_a_batch_past_the_networks_batch_reads_as_its_cards_alone(reader):
+    """Runs of MAX_BATCH inputs (the arena keeps the largest batch's memory) change no output."""
+    crops = [_crop(c, width) for c in ALL_CARDS[:7] for width in (60, 80)]
+    assert 2 * len(crops) > 2 * MAX_BATCH  # each crop goes in as cut and turned round
+    logits, embedding = reader.forward(crops)
+    for i, crop in enumerate(crops):
+        one_logits, one_embedding = reader.forward([crop])
+        np.testing.assert_allclose(logits[[i, len(crops) + i]], one_logits, atol=1e-4)
+        np.testing.assert_allclose(embedding[[i, len(crops) + i]], one_embedding, atol=1e-4)
 
 
 def test_candidates_are_ranked_probabilities_of_every_card_worth_counting(reader):

@@ -18,6 +18,10 @@ from typing import Any
 import numpy as np
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
+MAX_BATCH = 8
+"""Inputs a network runs on at once. onnxruntime's memory arena keeps the largest batch's
+activations for good (the reader: 32 inputs held 17 MB more than 8), and batches past 8 are no
+faster (1.44 ms an input at 8, 1.56 at 32, one thread)."""
 
 
 class ModelError(ValueError):
@@ -32,8 +36,14 @@ class Network:
     digest: str = ""          # of its .onnx file: which weights a taught deck was fitted to
 
     def run(self, x: np.ndarray) -> list[np.ndarray]:
-        """The network's outputs for one input batch (float32, as the network expects)."""
-        return self.session.run(None, {self.session.get_inputs()[0].name: x})
+        """The network's outputs for one input batch (float32, as the network expects), run
+        MAX_BATCH inputs at a time."""
+        name = self.session.get_inputs()[0].name
+        parts = [self.session.run(None, {name: x[i:i + MAX_BATCH]})
+                 for i in range(0, max(len(x), 1), MAX_BATCH)]
+        if len(parts) == 1:
+            return parts[0]
+        return [np.concatenate(outs) for outs in zip(*parts, strict=True)]
 
 
 @functools.cache
