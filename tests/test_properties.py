@@ -93,3 +93,16 @@ def test_snapshot_is_consistent(events, data):
         played = {p["card"] for p in snap["trick_plays"]}
         assert not played & set(snap["playable"])
         assert snap["balances"] == game.balances
+
+
+@settings(max_examples=20, deadline=None)
+@given(games, st.data())
+def test_later_snapshots_share_each_finished_rounds_json(events, data):
+    """The hub keeps 256 views; each lists every finished round once for all of them, and the
+    shared dict is what the round's own JSON is."""
+    cut = data.draw(st.integers(1, len(events) - 1))
+    before, after = snapshot(Game.replay(events[:cut])), snapshot(Game.replay(events))
+    assert after["rounds"][:len(before["rounds"])] == before["rounds"]
+    for a, b in zip(before["rounds"], after["rounds"], strict=False):
+        assert a is b
+    assert replay_json(Game.replay(events))["rounds"] == after["rounds"]

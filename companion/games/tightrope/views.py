@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,7 +34,10 @@ def trick_detail_json(trick: Trick) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=64)
 def round_json(rnd: Round) -> dict[str, Any]:
+    """A finished round, one dict for every view that lists it: the web's hub keeps the last
+    256 views for phones that reconnect, and each lists every finished round (never mutated)."""
     return {
         "dealer": rnd.dealer,
         "scores": list(rnd.scores),
