@@ -3,10 +3,11 @@ touching cards, empty tables, and the decoding of its output maps."""
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.detect import Detector, FrameError, decode
+from vision.detect import Detector, FrameError, decode, shrink
 from vision.geometry import iou
 from vision.sim.scene import (
     Conditions,
@@ -91,6 +92,19 @@ def test_the_box_fits_the_card(detector):
     frame, truth = render_frame(placements, Conditions(table="felt"), seed=11)
     found = detector.find(frame)
     assert all(max(iou(d.quad, t.corners) for d in found) > 0.85 for t in truth)
+
+
+@pytest.mark.parametrize("shape", [(720, 1280), (1080, 1920), (721, 1279), (480, 640)])
+def test_a_frame_is_shrunk_as_one_area_average_would(shape):
+    """Halving first (OpenCV's fast whole-factor path) gives the network what one area average
+    gives, to a fraction of a grey level, at the size asked for."""
+    frame = render_frame(random_scene(np.random.default_rng(3), 6, shape[::-1]),
+                         Conditions(table="checked", noise=4.0), seed=1)[0]
+    size = (384, round(shape[0] * 384 / shape[1]))
+    small = shrink(frame, size)
+    once = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    assert small.shape == once.shape
+    assert np.abs(small.astype(int) - once.astype(int)).mean() < 1.0
 
 
 def test_decode_turns_one_peak_into_one_box():

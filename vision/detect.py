@@ -100,6 +100,18 @@ def _heat(maps: np.ndarray, rows: int | None) -> np.ndarray:
     return heat
 
 
+def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """`image` averaged down to `size` (width, height), halved exactly first while it is twice
+    as large with even sides: OpenCV's area resampling is fast only for whole factors
+    (1280x720 to 384x216: 4.4 ms at once, 1.8 ms halved first, 0.45 grey levels apart)."""
+    w, h = size
+    while image.shape[1] >= 2 * w and image.shape[0] >= 2 * h \
+            and image.shape[1] % 2 == 0 and image.shape[0] % 2 == 0:
+        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
+                           interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
 class Detector:
     """Frames in, oriented card boxes out (`find`)."""
 
@@ -115,7 +127,7 @@ class Detector:
         h, w = frame.shape[:2]
         scale = w / INPUT_WIDTH
         small_h = max(1, round(h / scale))
-        small = cv2.resize(frame, (INPUT_WIDTH, small_h), interpolation=cv2.INTER_AREA)
+        small = shrink(frame, (INPUT_WIDTH, small_h))
         pad_h = -(-small_h // 32) * 32
         padded = np.zeros((pad_h, INPUT_WIDTH, 3), np.uint8)
         padded[:small_h] = small
