@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import Detector, FrameError, decode, shrink
-from vision.geometry import iou
+from vision.detect import Detector, FrameError, decode
+from vision.geometry import iou, shrink
 from vision.sim.scene import (
     Conditions,
     Placement,

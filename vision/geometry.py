@@ -3,7 +3,8 @@
 The detector finds a card as an oriented box (`Box`: centre, short and long side, the long axis's
 direction). The reader reads a portrait crop cut along the box (`rectify`), turned so that the box's
 end nearer the top of the frame is the crop's top: the card may lie upside down in it, and the
-reader says so (its reading's quarter turns). Training cuts its crops with the same functions.
+reader says so (its reading's quarter turns). The detector sees the frame shrunk (`shrink`).
+Training cuts its crops and shrinks its frames with the same functions.
 Corners are always TL, TR, BR, BL of a portrait card.
 """
 
@@ -193,3 +194,15 @@ def covered(q: np.ndarray, others: list[np.ndarray], cell: float = 2.0) -> float
 def card_width(quad: np.ndarray) -> float:
     """The short side of a quad (px): a card's width in the frame."""
     return box_of_quad(quad).w
+
+
+def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """`image` averaged down to `size` (width, height), halved exactly first while it is twice
+    as large with even sides: OpenCV's area resampling is fast only for whole factors
+    (1280x720 to 384x216: 4.4 ms at once, 1.8 ms halved first, 0.45 grey levels apart)."""
+    w, h = size
+    while image.shape[1] >= 2 * w and image.shape[0] >= 2 * h \
+            and image.shape[1] % 2 == 0 and image.shape[0] % 2 == 0:
+        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
+                           interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)

@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import READ_H, READ_W, Box, box_of_quad, iou, rectify
+from vision.geometry import READ_H, READ_W, Box, box_of_quad, iou, rectify, shrink
 from vision.sim.faces import DECKS
 from vision.sim.fonts import Split
 from vision.train.scenes import Scene, random_scene
@@ -160,7 +160,7 @@ def _reject_boxes(scene: Scene, rng: np.random.Generator, quads: list[np.ndarray
 
 def detector_sample(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
     """(frame shrunk to DET_W x DET_H, boxes (n, 7): cx, cy, w, h, angle, visible, hand)."""
-    small = cv2.resize(scene.image, (DET_W, DET_H), interpolation=cv2.INTER_AREA)
+    small = shrink(scene.image, (DET_W, DET_H))  # as vision.detect shrinks a frame
     s = DET_W / scene.image.shape[1]
     rows = []
     for t in scene.truth:
