@@ -61,12 +61,13 @@ def main(argv: list[str] | None = None) -> int:
                          "ONNX export such as the shipped vision/models/reader.onnx) over all "
                          "three of its sets at half the learning rate, instead of "
                          "training it from scratch")
-    ap.add_argument("--detector-from", type=Path, default=None, metavar="PT",
-                    help="fine-tune the detector from these weights (a detector.pt) at a tenth "
-                         "of the learning rate, instead of training it from scratch")
+    ap.add_argument("--detector-from", type=Path, default=None, metavar="PT|ONNX",
+                    help="fine-tune the detector from these weights (a detector.pt, or a "
+                         "detector's ONNX export such as the shipped vision/models/detector.onnx) "
+                         "at a tenth of the learning rate, instead of training it from scratch")
     args = ap.parse_args(argv)
     from vision.train import detector, reader
-    from vision.train.exported import start_weights
+    from vision.train.exported import detector_start_weights, start_weights
 
     data, work = Path(args.data), Path(args.work)
     began = time.time()
@@ -94,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.detector_epochs:
         detector.train([data / "detector-train", data / "detector-games"],
                        data / "detector-calib", work, args.detector_epochs,
-                       start=args.detector_from, lr=3e-4 if args.detector_from else 3e-3)
+                       start=args.detector_from and detector_start_weights(
+                           args.detector_from, data / "detector-train", work),
+                       lr=3e-4 if args.detector_from else 3e-3)
     print(f"train: done in {time.time() - began:.0f} s; networks in {work}", file=sys.stderr)
     if args.install:
         def reader_files(name: str) -> tuple[str, ...]:

@@ -91,6 +91,14 @@ def targets(boxes: np.ndarray) -> tuple[np.ndarray, ...]:
     return heat, ignore, reg, pos
 
 
+def as_input(frames: np.ndarray) -> torch.Tensor:
+    """Shrunk frames (N, DET_H, DET_W, 3 uint8) as the network takes them: padded to PAD_H
+    rows, normalised, NCHW."""
+    padded = np.zeros((len(frames), PAD_H, DET_W, 3), np.uint8)
+    padded[:, :DET_H] = frames
+    return (torch.from_numpy(padded).permute(0, 3, 1, 2).float() / 255.0 - MEAN) / STD
+
+
 def batch_of(frames: np.ndarray, boxes: list[np.ndarray], idx: np.ndarray,
              rng: np.random.Generator, train: bool = True) -> tuple[torch.Tensor, ...]:
     imgs, heats, ignores, regs, poss = [], [], [], [], []
@@ -103,16 +111,13 @@ def batch_of(frames: np.ndarray, boxes: list[np.ndarray], idx: np.ndarray,
                 img, b = _flip(img, b, False)
             if rng.random() < 0.5:
                 img, b = _zoom(np.ascontiguousarray(img), b, rng)
-        padded = np.zeros((PAD_H, DET_W, 3), np.uint8)
-        padded[:DET_H] = img
-        imgs.append(padded)
+        imgs.append(img)
         heat, ign, reg, pos = targets(b)
         heats.append(heat)
         ignores.append(ign)
         regs.append(reg)
         poss.append(pos)
-    x = torch.from_numpy(np.stack(imgs)).permute(0, 3, 1, 2).float() / 255.0
-    x = (x - MEAN) / STD
+    x = as_input(np.stack(imgs))
     if train:
         n = x.shape[0]
         gen = torch.Generator().manual_seed(int(rng.integers(1 << 31)))
