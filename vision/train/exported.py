@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import onnx
@@ -24,6 +25,8 @@ from onnx import numpy_helper
 from torch import nn
 
 from vision.train.nets import DetectorNet, ReaderNet
+
+Net = TypeVar("Net", bound=nn.Module)
 
 
 def _module_of(node: onnx.NodeProto) -> str:
@@ -34,7 +37,7 @@ def _module_of(node: onnx.NodeProto) -> str:
     return parts[-2]
 
 
-def load_export(model: nn.Module, path: Path, inputs: torch.Tensor) -> nn.Module:
+def load_export(model: Net, path: Path, inputs: torch.Tensor) -> Net:
     """`model` given the weights of its export at `path` (its .onnx), with its batch norms
     fitted on `inputs` (a few thousand, normalised as the network takes them)."""
     graph = onnx.load(str(path)).graph
@@ -72,16 +75,12 @@ def reader_from_export(path: Path, crops: torch.Tensor) -> ReaderNet:
     """The reader exported at `path`, with batch norms fitted on `crops`."""
     graph = onnx.load(str(path)).graph
     head = next(i for i in graph.initializer if i.name == "head.weight")
-    model = load_export(ReaderNet(int(head.dims[0])), path, crops)
-    assert isinstance(model, ReaderNet)
-    return model
+    return load_export(ReaderNet(int(head.dims[0])), path, crops)
 
 
 def detector_from_export(path: Path, frames: torch.Tensor) -> DetectorNet:
     """The detector exported at `path`, with batch norms fitted on `frames`."""
-    model = load_export(DetectorNet(), path, frames)
-    assert isinstance(model, DetectorNet)
-    return model
+    return load_export(DetectorNet(), path, frames)
 
 
 def _fit_norms(model: nn.Module, pairs: list[tuple[nn.Conv2d, nn.BatchNorm2d]],
