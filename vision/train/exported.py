@@ -128,7 +128,7 @@ def check_same(model: nn.Module, path: Path, inputs: np.ndarray) -> float:
 
 def _checked(model: nn.Module, path: Path, inputs: torch.Tensor, out: Path) -> Path:
     """`model`, recovered from `path`, saved at `out` once checked to run as the export."""
-    diff = check_same(model, path, inputs[:64].numpy())
+    diff = check_same(model, path, inputs[:512].numpy())
     if diff > 1e-3:
         raise SystemExit(f"train: the weights recovered from {path} give other outputs than it "
                          f"(by up to {diff:.4f})")
