@@ -26,10 +26,13 @@ A frame flows one way: motion -> find -> match -> read -> decide.
   a card laid half over it) lies there still, unread, and that box is looked at for the new card
   (unless its place looks bare again: it was taken away); as a hand leaves, a place it changed
   (its pieces a pixel apart taken together too) that no box covers is read in a card-sized
-  window, and a card read surely there keeps that window as its box (`_laid_unboxed`);
+  window, and a card read there, surely or unsure but likely a card (to be asked about), keeps
+  that window as its box (`_laid_unboxed`);
 - decide: a card is committed ("appeared") once it held still for `stable_s` with one reading and
   a second read, at the end, agreed; it is "removed" once its place showed something else for as
-  long. A card under a moving hand is covered, neither committed nor removed; a card the detector
+  long. A card not yet committed whose box comes and goes (read unsure at a fan's end) waits
+  ARM_WAIT times as long for it while its place looks as when it was read. A card under a
+  moving hand is covered, neither committed nor removed; a card the detector
   misses in a still frame but whose place still looks as it did stays (once a hand passed over
   it, its place must also read as some card: a glare makes a bare place look alike), and so
   does one whose place now shows another card the detector does not box (cards fanned or heaped
