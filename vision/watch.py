@@ -480,18 +480,17 @@ class TableWatcher:
 
     def _new_track(self, frame: np.ndarray, det: Detection, look: Look) -> _Track:
         self._ids += 1
-        self._tracks.append(_Track(self._ids, det, look, count=1,
-                                   read_as=_thumb(frame, det.quad),
-                                   bare=self._bare(frame, det.quad)))
+        now = _thumb(frame, det.quad)
+        self._tracks.append(_Track(self._ids, det, look, count=1, read_as=now,
+                                   bare=self._bare(frame, det.quad, now)))
         return self._tracks[-1]
 
-    def _bare(self, frame: np.ndarray, quad: np.ndarray) -> _Bare | None:
-        """How a new card's place looked before the hand that laid it came, and the cloth
-        beneath it as last seen bare (the same, unless the card lies over another), where
-        unlike the card (else no help: the card lay there already)."""
+    def _bare(self, frame: np.ndarray, quad: np.ndarray, now: _Thumb) -> _Bare | None:
+        """How a new card's place (looking `now`) looked before the hand that laid it came,
+        and the cloth beneath it as last seen bare (the same, unless the card lies over
+        another), where unlike the card (else no help: the card lay there already)."""
         if self._table is None or self._table.shape != frame.shape:
             return None
-        now = _thumb(frame, quad)
         looks = (_thumb(self._table, quad), *self._cloth.thumbs(quad))
         kept = tuple(b for b in looks if not _similar(now, b))
         return _Bare(quad, kept) if kept else None
@@ -653,7 +652,7 @@ class TableWatcher:
                 out = [w for w in out if all(w is not o for o in on)]
             elif any(covered(t.det.quad, [d.quad]) >= SAME_BOX for d, _ in out):
                 self._tracks.remove(t)  # half or more of it in a window off it: a box of that card
-        return out + [w for w in guessed if all(apart(w[0].quad, [d.quad]) for d, _ in out)]
+        return out + guessed  # each apart from the rest, as taken
 
     def _pieces(self, labels: np.ndarray, areas: np.ndarray, card: tuple[float, float],
                 least: float) -> list[np.ndarray]:
@@ -898,9 +897,10 @@ class TableWatcher:
                 if t.missing > 3 * self.need:
                     self._tracks.remove(t)  # a glimpse under a hand, never confirmed
             return hidden
+        known = t.thumb if t.committed is not None else t.read_as  # its place as last seen
+        alike = known is not None and _similar(_thumb(frame, t.det.quad), known)
         if t.committed is None:
-            return self._flickering(t, frame)
-        alike = t.thumb is not None and _similar(_thumb(frame, t.det.quad), t.thumb)
+            return self._flickering(t, alike)
         if alike and not t.disturbed:
             t.missing = 0
             t.count += 1
@@ -923,7 +923,7 @@ class TableWatcher:
         self._tracks.remove(t)
         return [Change("removed", t.committed, self.frame_index)]
 
-    def _flickering(self, t: _Track, frame: np.ndarray) -> list[Change]:
+    def _flickering(self, t: _Track, alike: bool) -> list[Change]:
         """A card not yet committed that no box matched in a still frame: where its place
         looks as when it was last read, the box flickers (a card at a fan's end, read unsure in
         one frame and not boxed in the next) and the card waits ARM_WAIT times as long for its
@@ -931,7 +931,6 @@ class TableWatcher:
         seed 4: a yellow 5 laid at the end of a column of four, boxed in 8 frames of 14 and read
         0.91-0.94 unsure, was dropped each time it went unboxed for a third of a second, its
         re-reads never spent, and the contest was scored without it, no question asked.)"""
-        alike = t.read_as is not None and _similar(_thumb(frame, t.det.quad), t.read_as)
         t.missing += 1
         if t.missing >= self.need * (ARM_WAIT if alike and not t.disturbed else 1):
             self._tracks.remove(t)
