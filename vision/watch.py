@@ -419,7 +419,12 @@ class TableWatcher:
                 seen.add(id(self._new_track(frame, det, look)))
                 track.det = place  # the card beneath lies where it lay, not across both
         if not self._busy and not self._settled:  # the hand just left: what did it lay?
-            for det, look in self._laid_unboxed(frame, found):
+            # no box a card kept its own place in (`_steady`): it lies across that card and the
+            # one laid by it (Attacke zero-shot, seed 104: a third green 3 down a column, under
+            # such a box only, was never seen, and Fay's play counted without it)
+            across = {id(raw) for k, raw in boxed.items() if k != id(raw)}
+            kept = [d for d in found if id(d) not in across]
+            for det, look in self._laid_unboxed(frame, kept):
                 seen.add(id(self._new_track(frame, det, look)))
                 self._unboxed.append(det)
         self._mark_across()
@@ -509,6 +514,8 @@ class TableWatcher:
         else the cards of a fan in it (`_fan`), or else the card laid where it lies across a
         card known (`_at_a_change`)."""
         if look.no_card < NOT_A_CARD:
+            if self._boxed_again(det, look):
+                return []
             if smear and not apart(det.quad, taken):
                 return self._rows_end(frame, det, look, taken)
             known = cards + [t.det.quad for t in self._tracks if not a_zero(t.look)]
@@ -529,6 +536,14 @@ class TableWatcher:
         if again is not None:
             return [again]
         return self._fan(frame, det, taken) or self._at_a_change(frame, det, taken)
+
+    def _boxed_again(self, det: Detection, look: Look) -> bool:
+        """Is a box no track took, read surely, one of a card known to lie there (SAME_BOX), read
+        as that card? It is that card, boxed twice (Attacke zero-shot, seed 104: a shield 7 found
+        in a fan's box, and boxed on its own as well, was counted twice)."""
+        return look.reading.sure and any(
+            t.reading.label == look.reading.label and iou(det.quad, t.det.quad) > SAME_BOX
+            for t in self._tracks)
 
     def _at_a_change(self, frame: np.ndarray, det: Detection, taken: list[np.ndarray]
                      ) -> list[tuple[Detection, Look]]:
@@ -832,6 +847,8 @@ class TableWatcher:
             t.count += 1
             if look.reading.confidence > t.reading.confidence:
                 t.look = look
+        elif _same_card(look.reading, t.reading):
+            t.look, t.count, t.confirmed = look, t.count + 1, False
         else:
             t.look, t.count, t.confirmed = look, 1, False
 
@@ -866,13 +883,15 @@ class TableWatcher:
         return out
 
     def _covered_unsure(self, t: _Track) -> list[Change]:
-        """A card read unsure that lay still long enough to be one, its re-reads not yet spent,
-        that a hand now covers (the next card laid on it, or it is taken away): committed now,
-        unsure, so that the table is asked about it rather than never told. (No thumbnail: the
-        hand is over its place.)"""
-        if t.committed is not None or t.reading.sure or t.across or t.count < self.need or \
+        """A card read unsure, or surely with no second read yet to agree, that lay still long
+        enough to be one, that a hand now covers (the next card laid on it, or it is taken
+        away): committed now, unsure, so that the table is asked about it rather than never
+        told. (No thumbnail: the hand is over its place.)"""
+        if t.committed is not None or t.confirmed or t.across or t.count < self.need or \
                 not _likely_a_card(t.reading):
             return []
+        if t.reading.sure:
+            t.look = unsure(t.look)  # one read: a guess
         return self._commit(t, None)
 
     def _need_for(self, t: _Track) -> int:
@@ -1076,6 +1095,20 @@ def _normalised(g: np.ndarray) -> np.ndarray:
 def _none_of(reading: Reading, known: Reading) -> bool:
     """Does `reading` give the card `known` next to nothing (GONE_BY): no read of it?"""
     return dict(reading.named).get(known.label or "", 0.0) < GONE_BY
+
+
+def _first_guess(r: Reading) -> str | None:
+    return r.label or (r.named[0][0] if r.named else None)
+
+
+def _same_card(reading: Reading, before: Reading) -> bool:
+    """Does `reading` name first the card `before` did, one surely and one not? The same card,
+    lying still all the while, read now and then over the line: its count goes on. (Attacke
+    zero-shot, seed 104: a yellow 3 laid under a yellow 3, read 0.98 unsure five times, then
+    surely, then 0.97 unsure, its count begun anew at each, was covered by the next card
+    before it was ever made up, and never counted, nor asked about.)"""
+    return reading.sure != before.sure and _first_guess(reading) is not None and \
+        _first_guess(reading) == _first_guess(before)
 
 
 def _likely_a_card(reading: Reading) -> bool:
