@@ -408,9 +408,27 @@ def test_a_zero_read_on_a_box_smaller_than_the_cards_is_asked_about():
     w, _ = _one_card_known(Box(221, 302, 76, 115, np.pi / 2), blue, (720, 1280))
     half = Detection(Box(231, 395, 57, 86, 0.0), 0.5)
     whole = Detection(Box(320, 302, 76, 115, np.pi / 2), 0.5)
-    looks = w._halves_as_zeros([(half, None), (whole, None)], [Look(red0, 0, 0.0)] * 2)
+    looks = w._no_whole_cards([(half, None), (whole, None)], [Look(red0, 0, 0.0)] * 2)
     assert looks[0].reading.label is None and looks[0].reading.named[0][0] == "scoring-0-red"
     assert looks[1].reading.label == "scoring-0-red"
+
+
+def test_a_card_read_surely_on_a_box_shrunk_both_ways_is_asked_about():
+    """Attacke zero-shot, seed 107: a green 3 on a floral cloth, boxed on its white half and
+    across the card (62 x 95 px where the cards are 78 x 119), read 0.99 as a shield 10, and
+    the shield was scored. A box shrunk along both sides is no whole card: its read is
+    unsure. A card half under another keeps one side whole, and a card's own box both: sure."""
+    from vision.detect import Detection
+    from vision.geometry import Box
+
+    shield = Reading.of_name("shield-10", 0.99, (("shield-10", 0.99),), 0.9)
+    w, _ = _one_card_known(Box(300, 302, 78, 119, 0.0), shield, (720, 1280))
+    boxes = [Detection(Box(600, 300, 62, 95, np.pi / 2), 0.3),  # shrunk both ways: 0.8
+             Detection(Box(800, 300, 78, 60, 0.0), 0.5),         # half under another
+             Detection(Box(1000, 300, 78, 119, 0.0), 0.5)]       # whole
+    looks = w._no_whole_cards([(b, None) for b in boxes], [Look(shield, 0, 0.0)] * 3)
+    assert [look.reading.label for look in looks] == [None, "shield-10", "shield-10"]
+    assert looks[0].reading.named[0][0] == "shield-10"
 
 
 def test_a_card_whose_detector_boxes_half_of_it_is_seen_whole():

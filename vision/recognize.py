@@ -37,6 +37,12 @@ HALF = 0.65
 # card keeps one side whole (a strip of a fan, a card cut by the frame's edge or half under
 # another), and a zero's half keeps 0.75 of both.
 SPECK = 0.65
+# A box read surely in the cards' proportions (within PROPORTION) whose both sides are under
+# SHRUNK of the cards' is no whole card, and its read is a guess: Attacke zero-shot, seed 107,
+# a green 3 on a floral cloth, boxed on its white half and across the card (62 x 95 px where
+# the cards are 78 x 119: 0.80 of both), read 0.99 as a shield 10. A card half under another,
+# or cut by the frame's edge, keeps one side, and its box is out of the cards' proportions.
+SHRUNK, PROPORTION = 0.85, 0.1
 PILE = 0.9          # a surely read box this much inside other surely read cards lies across them
 BESIDE = 3          # boxes beside a peak read (at most) when its own box shows no card
 ITS_OWN = 0.8       # ... each of them boxing less than this much (IoU) like one read before
@@ -177,10 +183,23 @@ def whole_of_a_part(frame: np.ndarray, reader: Reader, det: Detection, look: Loo
 
 def a_speck(det: Detection, size: tuple[float, float] | None) -> bool:
     """Are both sides of the box under SPECK of the cards' (`size`: their w x h)?"""
+    return _both_under(det, size, SPECK)
+
+
+def shrunk(det: Detection, size: tuple[float, float] | None) -> bool:
+    """Is the box in the cards' proportions (`size`: their w x h), both its sides under SHRUNK
+    of theirs?"""
+    if size is None or not _both_under(det, size, SHRUNK):
+        return False
+    (a, b), (c, d) = sorted((det.box.w, det.box.h)), sorted(size)
+    return abs(b / a * c / d - 1) < PROPORTION
+
+
+def _both_under(det: Detection, size: tuple[float, float] | None, share: float) -> bool:
     if size is None:
         return False
     box, card = sorted((det.box.w, det.box.h)), sorted(size)
-    return box[0] < SPECK * card[0] and box[1] < SPECK * card[1]
+    return box[0] < share * card[0] and box[1] < share * card[1]
 
 
 def zero_of_its_half(frame: np.ndarray, reader: Reader, det: Detection, look: Look,

@@ -86,6 +86,7 @@ from vision.recognize import (
     lying,
     near_twins,
     part_of_a_card,
+    shrunk,
     whole_of_a_part,
     whole_of_half,
     zero_of_its_half,
@@ -378,7 +379,7 @@ class TableWatcher:
             if track is not None:
                 track.count = 0  # not read this frame: it waits for the next
         batch = to_read[: self.max_reads]
-        looks = self._halves_as_zeros(batch, self.reader.read([rectify(frame, d.quad)
+        looks = self._no_whole_cards(batch, self.reader.read([rectify(frame, d.quad)
                                                            for d, _ in batch]))
         self.stats["reads"] += len(batch)
         empty = {id(boxed.get(id(d), d)) for (d, _), look in zip(batch, looks, strict=True)
@@ -441,19 +442,23 @@ class TableWatcher:
         self._card_size()  # measured while cards lie here, kept while the table lies bare
         return changes
 
-    def _halves_as_zeros(self, batch: list[tuple[Detection, _Track | None]],
-                         looks: list[Look]) -> list[Look]:
-        """Boxes read surely as zeros that are smaller than the cards read surely
-        (`recognize.half_a_card`), read unsure: a zero is a whole card, and a box that small is
-        a part of one (`_new_cards` looks for the zero it is half of). Design 44 on a white
-        cloth: the red half of the 9 under the blue zero, boxed alone, 86 x 57 px where the
-        cards are 76 x 115, read as a red zero at 0.998; its whole boxes read no value card
-        (`recognize.whole_of_half`), the two zeros cancelled, and every trick of the round was
-        scored wrong. Read unsure, the table is asked which card was revealed."""
-        if not any(look.reading.sure and a_zero(look) for look in looks):
+    def _no_whole_cards(self, batch: list[tuple[Detection, _Track | None]],
+                        looks: list[Look]) -> list[Look]:
+        """Boxes read surely that are no whole card, read unsure: the table is asked.
+        - Zeros smaller than the cards read surely (`recognize.half_a_card`): a zero is a whole
+          card, and a box that small is a part of one (`_new_cards` looks for the zero it is
+          half of). Design 44 on a white cloth: the red half of the 9 under the blue zero,
+          boxed alone, 86 x 57 px where the cards are 76 x 115, read as a red zero at 0.998;
+          its whole boxes read no value card (`recognize.whole_of_half`), the two zeros
+          cancelled, and every trick of the round was scored wrong.
+        - Any card whose box is shrunk along both sides (`recognize.shrunk`): Attacke
+          zero-shot, seed 107, a green 3's white half, boxed across the card, read 0.99 as a
+          shield 10, and the shield was scored."""
+        if not any(look.reading.sure for look in looks):
             return looks  # (the cards' size is not worth measuring)
         size = self._card_size()
-        return [unsure(look) if look.reading.sure and half_a_card(det, look, size) else look
+        return [unsure(look) if look.reading.sure and (half_a_card(det, look, size) or
+                                                       shrunk(det, size)) else look
                 for (det, _), look in zip(batch, looks, strict=True)]
 
     def _card_size(self) -> tuple[float, float] | None:
@@ -560,7 +565,7 @@ class TableWatcher:
     def _zero_of_its_half(self, frame: np.ndarray, det: Detection, look: Look,
                           taken: list[np.ndarray]) -> tuple[Detection, Look] | None:
         """A box read as a zero that is half a card (`recognize.half_a_card`, read unsure by
-        `_halves_as_zeros`): the zero it is half of, boxed whole (`recognize.zero_of_its_half`:
+        `_no_whole_cards`): the zero it is half of, boxed whole (`recognize.zero_of_its_half`:
         a zero boxed on its coloured half only), or None."""
         if not a_zero(look) or not half_a_card(det, look, self._card_size()):
             return None  # (a_zero first: the cards' size is not worth measuring for others)
