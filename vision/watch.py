@@ -380,7 +380,7 @@ class TableWatcher:
                 track.count = 0  # not read this frame: it waits for the next
         batch = to_read[: self.max_reads]
         looks = self._no_whole_cards(batch, self.reader.read([rectify(frame, d.quad)
-                                                           for d, _ in batch]))
+                                                              for d, _ in batch]))
         self.stats["reads"] += len(batch)
         empty = {id(boxed.get(id(d), d)) for (d, _), look in zip(batch, looks, strict=True)
                  if look.no_card >= NOT_A_CARD}  # boxes of no card: no card's place is taken
@@ -1109,9 +1109,9 @@ def _first_guess(r: Reading) -> str | None:
 def _same_card(reading: Reading, before: Reading) -> bool:
     """Does `reading` name first the card `before` did, one surely and one not? The same card,
     lying still all the while, read now and then over the line: its count goes on. (Attacke
-    zero-shot, seed 104: a yellow 3 laid under a yellow 3, read 0.98 unsure five times, then
-    surely, then 0.97 unsure, its count begun anew at each, was covered by the next card
-    before it was ever made up, and never counted, nor asked about.)"""
+    zero-shot, seed 104: a yellow 3 laid after a yellow 3, down a column, read 0.98 unsure
+    five times, then surely, then 0.97 unsure, its count begun anew at each, was covered by
+    the next card before it was ever made up, and never counted, nor asked about.)"""
     return reading.sure != before.sure and _first_guess(reading) is not None and \
         _first_guess(reading) == _first_guess(before)
 
