@@ -1144,7 +1144,7 @@ class _ByShade:
         return [look(c) for c in crops]
 
 
-def _a_row_laid(*detections: tuple[float, list]) -> tuple[list[np.ndarray], dict[str, Box]]:
+def _a_row_laid() -> tuple[list[np.ndarray], dict[str, Box]]:
     """A red 4, a red 2 laid half over it, and its twin half over that, down a column, a
     hand moving far off: the frames (10 to a card, 20 more of the three) and the cards' boxes,
     with `row`, a box of the two 2s as one, 110 x 168 px where the cards are 82 x 124."""
@@ -1504,7 +1504,7 @@ def test_a_card_read_unsure_whose_box_flickers_is_asked_about(taken):
 
 
 def test_a_card_laid_on_its_twin_boxed_only_with_it_is_seen_where_the_table_changed():
-    """A green 3 laid a third of a card over its twin, both read as the 3 in their places; the
+    """A green 3 laid half over its twin, down a column, both read as the 3 in their places; the
     detector gives only a box across the two, which the twin beneath takes and keeps its own
     place in (`_steady`). The place that changed as the hand left, under no card's box, read
     surely, is the new 3 (Attacke zero-shot, seed 104: Fay's third green 3 in a column was
