@@ -111,6 +111,10 @@ BARE_SCALE = 0.5    # the bare table is kept at half size: a card's thumbnail ne
 ARM_WAIT = 10       # a card's place covered while a hand works elsewhere: times as long to go
 BARE_OF_CARDS = 0.05  # a window where a hand left, read unsure, with no more "no card" ...
 HALF_SURE = 0.5     # ... and its first guess this likely: a card (a busy cloth reads 0.2-0.3)
+# Before any card was measured, a change whose outline it fills this much, its long side this
+# many times its short one (any deck: poker 1.40, bridge 1.56, tarot 1.71) and that side this
+# many of the motion's pixels at least (a 32nd of the frame's width), is a card's size.
+OUTLINE_FILLED, CARD_SHAPE, OUTLINE_LEAST = 0.6, (1.3, 1.8), 5
 
 
 def _key(r: Reading) -> str | None:
@@ -632,10 +636,13 @@ class TableWatcher:
         0.92 unsure in its window, was never seen, and the game's end was scored wrong. (A
         floral cloth where a hand left reads 0.2-0.3 as some card, with as little "no card":
         design 435, zero-shot, a phantom so made held Cy's place, and 10 questions were asked.)"""
-        changes, card = self._changes(), self._card_size()
-        if changes is None or card is None:
+        changes = self._changes()
+        if changes is None:
             return []
         labels, areas = changes
+        card = self._card_size() or self._outlined_card(frame, labels, areas)
+        if card is None:
+            return []
         guesses = [t for t in self._tracks if t.id > self._known_before and
                    not t.reading.sure and t.committed is None]
         known = [d.quad for d in found if all(iou(d.quad, t.det.quad) < SAME_BOX for t in guesses)]
@@ -673,6 +680,41 @@ class TableWatcher:
             elif any(covered(t.det.quad, [d.quad]) >= SAME_BOX for d, _ in out):
                 self._tracks.remove(t)  # half or more of it in a window off it: a box of that card
         return out + guessed  # each apart from the rest, as taken
+
+    def _outlined_card(self, frame: np.ndarray, labels: np.ndarray, areas: np.ndarray
+                       ) -> tuple[float, float] | None:
+        """The size (w, h) of the largest changed place shaped as a lone card: one it fills
+        OUTLINE_FILLED of its outline, its sides in CARD_SHAPE, OUTLINE_LEAST or longer, as
+        outlined in full (`_outline`); None where there is none. Attacke zero-shot, seed 107:
+        Ben's green 2, the game's first card, laid on a floral cloth on a table bare since the
+        watcher started, was never boxed; no card size was known to fit a window to its change,
+        and Cy was taken as the opener."""
+        least = OUTLINE_FILLED * CARD_SHAPE[0] * OUTLINE_LEAST ** 2
+        for k in sorted((k for k in range(1, len(areas)) if areas[k] >= least),
+                        key=lambda k: -areas[k]):
+            piece = labels == k
+            short, long_side = _sides(piece)
+            if short >= OUTLINE_LEAST and areas[k] >= OUTLINE_FILLED * short * long_side and \
+                    CARD_SHAPE[0] <= long_side / short <= CARD_SHAPE[1]:
+                return self._outline(frame, piece) or (short / self._scale,
+                                                        long_side / self._scale)
+        return None
+
+    def _outline(self, frame: np.ndarray, piece: np.ndarray) -> tuple[float, float] | None:
+        """The size (w, h) of what changed in full in a `piece` changed at the motion's scale:
+        there, a card's edge changes each pixel it crosses, and the change is up to a pixel
+        wider on each side (88 x 136 px for a grey card of 79 x 122 on a black table)."""
+        if self._table is None:
+            return None
+        reach = np.ones((3, 3), np.uint8)
+        x, y, w, h = cv2.boundingRect(cv2.dilate(piece.astype(np.uint8), reach))
+        left, top = int(x / self._scale), int(y / self._scale)
+        right, bottom = int((x + w) / self._scale), int((y + h) / self._scale)
+        grey = [cv2.GaussianBlur(cv2.cvtColor(f[top:bottom, left:right], cv2.COLOR_BGR2GRAY),
+                                 (3, 3), 0) for f in (frame, self._table)]
+        changed = cv2.absdiff(*grey) > max(8.0, 4.0 * self._noise)
+        kept = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, reach)  # not lone pixels
+        return _sides(kept) if kept.any() else None
 
     def _pieces(self, labels: np.ndarray, areas: np.ndarray, card: tuple[float, float],
                 least: float) -> list[np.ndarray]:
@@ -1062,6 +1104,15 @@ class _Cloth:
         if self.image is None:
             return ()
         return (_thumb(self.image, quad * BARE_SCALE),)
+
+
+def _sides(mask: np.ndarray) -> tuple[float, float]:
+    """The short and long sides of the smallest box, turned as it may be, around a mask's
+    pixels, each counted whole (a side's both end pixels)."""
+    ys, xs = np.nonzero(mask)
+    (_, _), (a, b), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+    short, long_side = sorted((a + 1, b + 1))
+    return short, long_side
 
 
 def _footprint(card: tuple[float, float], angle: float, scale: float) -> np.ndarray:
