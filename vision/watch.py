@@ -695,15 +695,17 @@ class TableWatcher:
             piece = labels == k
             short, long_side = _sides(piece)
             if short >= OUTLINE_LEAST and areas[k] >= OUTLINE_FILLED * short * long_side and \
-                    CARD_SHAPE[0] <= long_side / short <= CARD_SHAPE[1]:
-                return self._outline(frame, piece) or (short / self._scale,
-                                                        long_side / self._scale)
+                    _card_shaped(short, long_side):
+                full = self._outline(frame, piece)
+                return full if full and _card_shaped(*full) else (short / self._scale,
+                                                                  long_side / self._scale)
         return None
 
     def _outline(self, frame: np.ndarray, piece: np.ndarray) -> tuple[float, float] | None:
         """The size (w, h) of what changed in full in a `piece` changed at the motion's scale:
         there, a card's edge changes each pixel it crosses, and the change is up to a pixel
-        wider on each side (88 x 136 px for a grey card of 79 x 122 on a black table)."""
+        wider on each side (a grey card of 79 x 122 px on a black table: 88 x 136 there, 82 x
+        125 in full)."""
         if self._table is None:
             return None
         reach = np.ones((3, 3), np.uint8)
@@ -1113,6 +1115,11 @@ def _sides(mask: np.ndarray) -> tuple[float, float]:
     (_, _), (a, b), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
     short, long_side = sorted((a + 1, b + 1))
     return short, long_side
+
+
+def _card_shaped(short: float, long_side: float) -> bool:
+    """Are the sides in a card's proportions (CARD_SHAPE)?"""
+    return CARD_SHAPE[0] <= long_side / short <= CARD_SHAPE[1]
 
 
 def _footprint(card: tuple[float, float], angle: float, scale: float) -> np.ndarray:
