@@ -1357,6 +1357,13 @@ def test_a_card_taken_away_from_under_a_glare_the_detector_boxes_is_gone():
     assert events == [("appeared", "red-7"), ("removed", "red-7")]
 
 
+class _NoBoxes:
+    """A detector that boxes nothing."""
+
+    def find(self, frame):
+        return []
+
+
 @pytest.mark.parametrize("angle", [0.0, np.pi / 2, 0.4])
 def test_the_first_card_on_a_table_bare_since_the_start_never_boxed_is_seen(angle):
     """The game's first card, laid on a table the watcher has seen bare since it started, is
@@ -1368,11 +1375,7 @@ def test_the_first_card_on_a_table_bare_since_the_start_never_boxed_is_seen(angl
     laid = bare.copy()
     cv2.fillConvexPoly(laid, card.quad().astype(np.int32), (170, 170, 170))
 
-    class Blind:
-        def find(self, frame):
-            return []
-
-    w = TableWatcher(None, _Greys({"green-2": 170}), fps=10.0, detector=Blind())  # type: ignore
+    w = TableWatcher(None, _Greys({"green-2": 170}), fps=10.0, detector=_NoBoxes())  # type: ignore
     frames = [bare] * 10 + _leaving(laid) + [laid] * 15
     events = [(ch.kind, ch.observation.reading.label) for f in frames for ch in w.feed(f)]
     assert events == [("appeared", "green-2")]
@@ -1386,11 +1389,7 @@ def test_a_change_not_shaped_as_a_card_gives_no_size_to_read_it_by():
     dish = bare.copy()
     cv2.rectangle(dish, (250, 250), (370, 370), (170, 170, 170), -1)
 
-    class Blind:
-        def find(self, frame):
-            return []
-
-    w = TableWatcher(None, _Greys({"green-2": 170}), fps=10.0, detector=Blind())  # type: ignore
+    w = TableWatcher(None, _Greys({"green-2": 170}), fps=10.0, detector=_NoBoxes())  # type: ignore
     frames = [bare] * 10 + _leaving(dish) + [dish] * 15
     assert [ch for f in frames for ch in w.feed(f)] == []
 

@@ -240,7 +240,13 @@ class TableWatcher:
             return np.ones(tiny.shape, bool)  # the first frame: look at everything
         diff = cv2.absdiff(tiny, prev)
         self._noise = 0.95 * self._noise + 0.05 * min(float(cv2.mean(diff)[0]) + 1.0, 20.0)
-        return diff > max(8.0, 4.0 * self._noise)
+        return diff > self._changed_by
+
+    @property
+    def _changed_by(self) -> float:
+        """How much a grey level must differ to be a change: four times the frames' noise, 8 at
+        least."""
+        return max(8.0, 4.0 * self._noise)
 
     def _zones_under(self, motion: np.ndarray) -> frozenset[Zone]:
         """The zones that `motion` (at the motion's scale) touches."""
@@ -279,7 +285,7 @@ class TableWatcher:
         last still frame, or the table before the hand), None before there was one."""
         if since is None or self._prev is None:
             return None
-        return cv2.absdiff(self._prev, since) > max(8.0, 4.0 * self._noise)
+        return cv2.absdiff(self._prev, since) > self._changed_by
 
     def _changed_near(self, det: Detection, card: tuple[float, float],
                       taken: list[np.ndarray]) -> list[tuple[float, float]]:
@@ -714,7 +720,7 @@ class TableWatcher:
         right, bottom = int((x + w) / self._scale), int((y + h) / self._scale)
         grey = [cv2.GaussianBlur(cv2.cvtColor(f[top:bottom, left:right], cv2.COLOR_BGR2GRAY),
                                  (3, 3), 0) for f in (frame, self._table)]
-        changed = cv2.absdiff(*grey) > max(8.0, 4.0 * self._noise)
+        changed = cv2.absdiff(*grey) > self._changed_by
         kept = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, reach)  # not lone pixels
         return _sides(kept) if kept.any() else None
 
