@@ -77,7 +77,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from vision.types import Change, Observation, Reading
+from vision.types import Change, Observation
 
 from ..base import (
     AnswerError,
@@ -87,8 +87,8 @@ from ..base import (
     Question,
     Withdraw,
     ask_anew,
-    certain_by_rules,
 )
+from ..names import candidates, certain_name, probability, sure_name
 from .rules import BACK, CARD_NAMES, Card, CardsPlayed, Game, NotHigher, Passed, RuleError
 
 SETTLE_S = 2.5         # a seat's laying is over after this long without a new card there
@@ -101,45 +101,6 @@ SEEN_LATE_S = 10.0     # a card named unseen, then seen within this long, readin
 BEFORE_S = 0.001       # a pass told by another seat's act came this much before that act
 ON_ITS_ROW = 0.75      # a card this many card widths from a card of another zone lies on its row
 MORE = "more"          # the answer: he laid cards the camera did not see
-
-
-# --- the reader's names for a card: the one place that reads them ------------------------------
-
-
-def candidates(reading: Reading | None) -> list[tuple[str, float]]:
-    """The reader's candidate names for the card and their probabilities, best first."""
-    return list(reading.named) if reading is not None else []
-
-
-def sure_name(reading: Reading | None) -> str | None:
-    """The name the reader is sure of (above its own line), or None."""
-    return reading.label if reading is not None else None
-
-
-def _line(reading: Reading | None) -> float:
-    return reading.line if reading is not None else 0.0
-
-
-# --- narrowing a read by the rules ----------------------------------------------------------------
-
-
-def narrow(reading: Any, legal: Callable[[str], bool]
-           ) -> tuple[str | None, list[tuple[str, float]]]:
-    """(the certain name or None, the legal candidates and their probabilities, best first).
-
-    A sure read the rules allow is certain; one they refuse is not (it is asked about). An
-    unsure read is certain where the rules lift its best legal candidate (`certain_by_rules`)."""
-    cands = candidates(reading)
-    ranked = sorted(((n, p) for n, p in cands if legal(n)), key=lambda x: -x[1])
-    sure = sure_name(reading)
-    if sure is not None:
-        return (sure if legal(sure) else None), ranked
-    if not ranked:
-        return None, []
-    ruled_out = sum(p for n, p in cands if not legal(n))
-    rival = ranked[1][1] if len(ranked) > 1 else 0.0
-    ok = certain_by_rules(ranked[0][1], rival, ruled_out, _line(reading))
-    return (ranked[0][0] if ok else None), ranked
 
 
 def legal_name(game: Game, seat: int, name: str, others: Iterable[str] = ()) -> bool:
@@ -609,7 +570,7 @@ class Interpreter:
             elif c.refused or c.doubted:
                 out.append(None)
             else:
-                out.append(narrow(c.reading, _legal_for(game, seat, others))[0])
+                out.append(certain_name(c.reading, _legal_for(game, seat, others)))
         return out
 
     def _as_backs(self, game: Game, seat: int, mine: list[Seen], names: list[str | None]
@@ -993,7 +954,7 @@ def _left_with(card: Seen, cleared: list[Seen]) -> bool:
 def _may_be(card: Seen, other: Seen) -> bool:
     """May `card` read as `other` (the name a person gave it, or its sure read)?"""
     name = other.named or sure_name(other.reading)
-    return name is not None and _probability(card.reading, name) >= MAY_BE_SAME
+    return name is not None and probability(card.reading, name) >= MAY_BE_SAME
 
 
 def _reads_like(reading: Any, other: Any) -> bool:
@@ -1011,16 +972,12 @@ def _swapped(card: Seen, reading: Any) -> bool:
     known = card.named or sure_name(card.reading)
     now = sure_name(reading)
     return card.status == "counted" and known is not None and now is not None and \
-        now != known and _probability(reading, known) < MAY_BE_SAME
-
-
-def _probability(reading: Any, name: str) -> float:
-    return max((p for n, p in candidates(reading) if n == name), default=0.0)
+        now != known and probability(reading, known) < MAY_BE_SAME
 
 
 def _ranked(reading: Any, legal: list[str]) -> list[str]:
     """Every legal card, the reader's likelier ones first (then in deck order)."""
-    return sorted(legal, key=lambda n: -_probability(reading, n))
+    return sorted(legal, key=lambda n: -probability(reading, n))
 
 
 def _label(name: str) -> str:
@@ -1055,7 +1012,7 @@ def _disagreeing(before: Any, after: Any) -> str:
     now, guess = sure_name(after), candidates(before)[:1]
     if now is None or not guess or guess[0][0] == now or guess[0][1] < LIKELY:
         return ""
-    return guess[0][0] if _probability(before, now) < MAY_BE_SAME else ""
+    return guess[0][0] if probability(before, now) < MAY_BE_SAME else ""
 
 
 def _why(c: Seen, legal: list[str]) -> str:

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from vision.types import Change, Observation, Reading
+from vision.types import Change, Observation
 
 from ..base import (
     AnswerError,
@@ -62,8 +62,8 @@ from ..base import (
     Question,
     Withdraw,
     ask_anew,
-    certain_by_rules,
 )
+from ..names import candidates, certain_name, probability, sure_name
 from .cards import CARD_NAMES, JACK, OPPONENT_DECK, Card
 from .rules import (
     MAX_HAND,
@@ -93,36 +93,6 @@ SPOTS = {s.value: s for s in Spot}
 PLACES: tuple[tuple[str, str], ...] = (
     *((s.value, f"spot {s.value} (needs {s.need})") for s in Spot), (DECK, "the Rebels' deck"))
 FACES: tuple[str, ...] = tuple(n for n in CARD_NAMES if n != BACK)
-
-
-# --- the reader's names for a card: the one place that reads them ------------------------------
-
-
-def candidates(reading: Reading | None) -> list[tuple[str, float]]:
-    """The reader's candidate names for the card and their probabilities, best first."""
-    return list(reading.named) if reading is not None else []
-
-
-def sure_name(reading: Reading | None) -> str | None:
-    """The name the reader is sure of (above its own line), or None."""
-    return reading.label if reading is not None else None
-
-
-def narrow(reading: Any, legal: Callable[[str], bool]) -> str | None:
-    """The certain name of a card, or None. A sure read the rules allow is certain; one they
-    refuse is not. An unsure read is certain where the rules lift its best legal candidate
-    (`certain_by_rules`)."""
-    sure = sure_name(reading)
-    if sure is not None:
-        return sure if legal(sure) else None
-    cands = candidates(reading)
-    ranked = sorted(((n, p) for n, p in cands if legal(n)), key=lambda x: -x[1])
-    if not ranked:
-        return None
-    ruled_out = sum(p for n, p in cands if not legal(n))
-    rival = ranked[1][1] if len(ranked) > 1 else 0.0
-    line = reading.line if reading is not None else 0.0
-    return ranked[0][0] if certain_by_rules(ranked[0][1], rival, ruled_out, line) else None
 
 
 def _card(name: str) -> Card | None:
@@ -687,7 +657,7 @@ class Interpreter:
         if marker is not None:  # the card that stays, lost under the clearing hand
             self._markers[number] = marker.track
             mission = {str(k) for k in cards}
-            name = narrow(marker.reading, lambda n: n in mission)
+            name = certain_name(marker.reading, lambda n: n in mission)
             if name is not None:
                 return Card.parse(name)
             left = [str(k) for k in cards]  # a person says which (below)
@@ -715,7 +685,7 @@ class Interpreter:
                      if c.status == "waiting" and c.present and c.zone == laying[0].zone
                      and c.track not in ours
                      and min(gone) - GONE_S <= c.t <= max(gone) + 2 * self.settle_s
-                     and max(_probability(c.reading, n) for n in names) >= MAY_BE_SAME), None)
+                     and max(probability(c.reading, n) for n in names) >= MAY_BE_SAME), None)
 
     def _along_the_row(self, game: Game, faces: list[Face]) -> tuple[Card, ...]:
         """Every informant, as they lie along the row (line by line, left to right in the
@@ -830,7 +800,7 @@ class Interpreter:
             elif c.refused:
                 out.append(None)
             else:
-                out.append(narrow(c.reading, lambda n, o=others: legal(n, o)))  # type: ignore[misc]
+                out.append(certain_name(c.reading, lambda n, o=others: legal(n, o)))  # type: ignore[misc]
         return out
 
     def _place(self, card: Seen, laying: list[Seen]) -> str:
@@ -857,7 +827,7 @@ class Interpreter:
             pool = (BACK, *FACES) if in_row else FACES
             legal = [n for n in pool if (informant(game, n, others) if in_row
                                          else from_hand(game, n, others))]
-            ranked = sorted(legal, key=lambda n: -_probability(c.reading, n))
+            ranked = sorted(legal, key=lambda n: -probability(c.reading, n))
             sure = c.named or sure_name(c.reading)
             questions.append(Question(
                 f"card:{c.track}",
@@ -961,10 +931,6 @@ def _after_last_mission(game: Game) -> int:
 def _one_copy(name: str | None) -> bool:
     """A Rebels' card of which the deck holds one: not a joker (two), nor a back."""
     return name is not None and name != BACK and Card.parse(name).copies == 1
-
-
-def _probability(reading: Any, name: str) -> float:
-    return max((p for n, p in candidates(reading) if n == name), default=0.0)
 
 
 def _label(name: str) -> str:
