@@ -273,9 +273,10 @@ def ask_anew(asked: dict[str, Question], needed: Iterable[Question]) -> list[Dec
     return out
 
 
-# Narrowing a read by the rules (each game's `narrow`): its best legal card is certain at this
-# probability given that the card is legal, this many times likelier than the next legal card,
-# where the reader itself gave it at least MIN_RAW, and never under the reader's own line.
+# Narrowing a read by the rules (Tightrope's `narrow`, `names.certain_name`): its best legal
+# card is certain at this probability given that the card is legal, this many times likelier
+# than the next legal card, where the reader itself gave it at least MIN_RAW, and never under
+# the reader's own line.
 MIN_PROBABILITY = 0.5
 MIN_ODDS = 4.0
 MIN_RAW = 0.25
